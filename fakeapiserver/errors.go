@@ -1,0 +1,169 @@
+package fakeapiserver
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// Every failure the server answers is an *api.Status with the HTTP code, the
+// reason and a message worded as the real server words it (see
+// ../shared/reference/kube-apiserver-1.36/07-errors-404-409-422.txt).
+
+func newStatus(code int, reason api.StatusReason, msg string, details *api.StatusDetails) *api.Status {
+	return &api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusFailure,
+		Message:  msg,
+		Reason:   reason,
+		Details:  details,
+		Code:     int32(code),
+	}
+}
+
+func qualifiedDetails(r *resource, name string) *api.StatusDetails {
+	return &api.StatusDetails{Name: name, Group: r.Group, Kind: r.Name}
+}
+
+func errNotFound(r *resource, name string) *api.Status {
+	return newStatus(http.StatusNotFound, api.StatusReasonNotFound,
+		fmt.Sprintf("%s %q not found", r.GroupResource(), name), qualifiedDetails(r, name))
+}
+
+func errNamespaceNotFound(ns string) *api.Status {
+	return newStatus(http.StatusNotFound, api.StatusReasonNotFound,
+		fmt.Sprintf("namespaces %q not found", ns), &api.StatusDetails{Name: ns, Kind: "namespaces"})
+}
+
+func errUnknownResource() *api.Status {
+	return newStatus(http.StatusNotFound, api.StatusReasonNotFound,
+		"the server could not find the requested resource", &api.StatusDetails{})
+}
+
+func errAlreadyExists(r *resource, name string) *api.Status {
+	return newStatus(http.StatusConflict, api.StatusReasonAlreadyExists,
+		fmt.Sprintf("%s %q already exists", r.GroupResource(), name), qualifiedDetails(r, name))
+}
+
+// errConflict is the optimistic-concurrency failure: the client's
+// resourceVersion is not the stored one.
+func errConflict(r *resource, name string) *api.Status {
+	return newStatus(http.StatusConflict, api.StatusReasonConflict,
+		fmt.Sprintf("Operation cannot be fulfilled on %s %q: the object has been modified; please apply your changes to the latest version and try again", r.GroupResource(), name),
+		qualifiedDetails(r, name))
+}
+
+func errPreconditionRV(r *resource, name, want string, have uint64) *api.Status {
+	return newStatus(http.StatusConflict, api.StatusReasonConflict,
+		fmt.Sprintf("Operation cannot be fulfilled on %s %q: the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%d). The object might have been modified", r.Kind, name, want, have),
+		&api.StatusDetails{Name: name, Group: r.Group, Kind: r.Kind})
+}
+
+func errPreconditionUID(r *resource, name, want, have string) *api.Status {
+	return newStatus(http.StatusConflict, api.StatusReasonConflict,
+		fmt.Sprintf("Operation cannot be fulfilled on %s %q: Precondition failed: UID in precondition: %s, UID in object meta: %s", r.Kind, name, want, have),
+		&api.StatusDetails{Name: name, Group: r.Group, Kind: r.Kind})
+}
+
+func errBadRequest(format string, args ...any) *api.Status {
+	return newStatus(http.StatusBadRequest, api.StatusReasonBadRequest, fmt.Sprintf(format, args...), nil)
+}
+
+// errInvalid is a 422 listing every invalid field, as
+// `Pod "bad" is invalid: spec.containers: Required value`.
+func errInvalid(kind, group, name string, causes []api.StatusCause) *api.Status {
+	parts := make([]string, len(causes))
+	for i, c := range causes {
+		parts[i] = c.Field + ": " + c.Message
+	}
+	msg := fmt.Sprintf("%s %q is invalid: ", kind, name)
+	if len(parts) == 1 {
+		msg += parts[0]
+	} else {
+		msg += "[" + strings.Join(parts, ", ") + "]"
+	}
+	return newStatus(http.StatusUnprocessableEntity, api.StatusReasonInvalid, msg,
+		&api.StatusDetails{Name: name, Group: group, Kind: kind, Causes: causes})
+}
+
+func required(field string) api.StatusCause {
+	return api.StatusCause{Type: api.CauseTypeFieldValueRequired, Field: field, Message: "Required value"}
+}
+
+func invalid(field string, value any, detail string) api.StatusCause {
+	return api.StatusCause{Type: api.CauseTypeFieldValueInvalid, Field: field,
+		Message: fmt.Sprintf("Invalid value: %s: %s", quoteValue(value), detail)}
+}
+
+func forbidden(field, detail string) api.StatusCause {
+	return api.StatusCause{Type: api.CauseTypeFieldValueForbidden, Field: field, Message: "Forbidden: " + detail}
+}
+
+func quoteValue(v any) string {
+	if s, ok := v.(string); ok {
+		return fmt.Sprintf("%q", s)
+	}
+	return string(encodeObject(v))
+}
+
+// errExpired is the 410 for a resourceVersion older than the kept history.
+func errExpired(msg string) *api.Status {
+	return newStatus(http.StatusGone, api.StatusReasonExpired, msg, nil)
+}
+
+// errTooLargeResourceVersion is the 504 for a resourceVersion the server has
+// not reached yet, after waiting for it.
+func errTooLargeResourceVersion(asked, current uint64) *api.Status {
+	return newStatus(http.StatusGatewayTimeout, api.StatusReasonTimeout,
+		fmt.Sprintf("Timeout: Too large resource version: %d, current: %d", asked, current),
+		&api.StatusDetails{
+			Causes:            []api.StatusCause{{Type: api.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}},
+			RetryAfterSeconds: 1,
+		})
+}
+
+func errMethodNotAllowed(method string) *api.Status {
+	return newStatus(http.StatusMethodNotAllowed, api.StatusReasonMethodNotAllowed,
+		fmt.Sprintf("the server does not allow this method on the requested resource (%s)", method), &api.StatusDetails{})
+}
+
+func errUnauthorized() *api.Status {
+	return newStatus(http.StatusUnauthorized, api.StatusReasonUnauthorized, "Unauthorized", nil)
+}
+
+func errForbidden(r *resource, name, why string) *api.Status {
+	return newStatus(http.StatusForbidden, api.StatusReasonForbidden,
+		fmt.Sprintf("%s %q is forbidden: %s", r.GroupResource(), name, why), qualifiedDetails(r, name))
+}
+
+func errTooLarge(limit int64) *api.Status {
+	return newStatus(http.StatusRequestEntityTooLarge, api.StatusReasonRequestEntityTooLarge,
+		fmt.Sprintf("Request entity too large: limit is %d", limit), nil)
+}
+
+func errUnsupportedMediaType(contentType string, supported []string) *api.Status {
+	return newStatus(http.StatusUnsupportedMediaType, api.StatusReasonUnsupportedMediaType,
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s (this fake API server speaks JSON only; got %q)",
+			strings.Join(supported, ", "), contentType), nil)
+}
+
+func errNotAcceptable() *api.Status {
+	return newStatus(http.StatusNotAcceptable, api.StatusReasonNotAcceptable,
+		"only the following media types are accepted: application/json, application/json;as=Table;v=v1;g=meta.k8s.io (this fake API server speaks JSON only)", nil)
+}
+
+func errInternal(msg string) *api.Status {
+	return newStatus(http.StatusInternalServerError, api.StatusReasonInternalError,
+		"Internal error occurred: "+msg, &api.StatusDetails{Causes: []api.StatusCause{{Message: msg}}})
+}
+
+func errTooManyRequests(retryAfterSeconds int32) *api.Status {
+	return newStatus(http.StatusTooManyRequests, api.StatusReasonTooManyRequests,
+		"Too many requests, please try again later.", &api.StatusDetails{RetryAfterSeconds: retryAfterSeconds})
+}
+
+func errServiceUnavailable(msg string) *api.Status {
+	return newStatus(http.StatusServiceUnavailable, api.StatusReasonServiceUnavailable, msg, nil)
+}

@@ -1,0 +1,106 @@
+package fakeapiserver
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// FailRequests makes chosen requests fail, so a client's backoff and retry
+// can be tested: a 429 carries Retry-After, as from a real server shedding
+// load.
+func TestFault_FailRequests(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.srv.FailRequests(Fault{Verb: "list", Resource: "pods", Code: http.StatusTooManyRequests, RetryAfter: 2 * time.Second})
+	e.srv.FailRequests(Fault{Verb: "get", Code: http.StatusInternalServerError, Count: 2})
+
+	require.Equal(t, http.StatusOK, e.get("/api/v1/namespaces/default/configmaps").code, "only matching requests fail")
+	r := e.get("/api/v1/namespaces/default/pods")
+	require.Equal(t, http.StatusTooManyRequests, r.code)
+	require.Equal(t, "2", r.header.Get("Retry-After"))
+	st := r.status(t)
+	require.Equal(t, api.StatusReasonTooManyRequests, st.Reason)
+	require.Equal(t, int32(2), st.Details.RetryAfterSeconds)
+	require.Equal(t, http.StatusOK, e.get("/api/v1/namespaces/default/pods").code, "Count 1: only the next one")
+
+	for range 2 {
+		r := e.get("/api/v1/namespaces/default")
+		require.Equal(t, http.StatusInternalServerError, r.code)
+		require.Equal(t, api.StatusReasonInternalError, r.status(t).Reason)
+	}
+	require.Equal(t, http.StatusOK, e.get("/api/v1/namespaces/default").code)
+	require.Equal(t, 2, e.srv.RequestCount("list", "pods"))
+}
+
+// CompactHistory is etcd compaction (or an API server restart): watches and
+// exact lists at any older version now answer 410.
+func TestFault_CompactHistory(t *testing.T) {
+	e := newEnv(t, Options{})
+	from := e.srv.ResourceVersion()
+	e.createPod("default", "a", nil)
+	e.srv.CompactHistory()
+	ws := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=" + from)
+	require.Equal(t, api.Error, ws.next().Type)
+	// The current version is still fine to watch from.
+	ws2 := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=" + e.srv.ResourceVersion())
+	b := e.createPod("default", "b", nil)
+	require.Equal(t, "ADDED b@"+b.ResourceVersion, ws2.next().summary(t))
+}
+
+// CloseWatches ends every open stream cleanly (a load balancer dropping
+// idle connections): a client must resume from its last version.
+func TestFault_CloseWatches(t *testing.T) {
+	e := newEnv(t, Options{})
+	ws := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=" + e.srv.ResourceVersion())
+	ws2 := e.watch("/apis/apps/v1/replicasets?watch=true&resourceVersion=" + e.srv.ResourceVersion())
+	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 1 && e.srv.OpenWatches("replicasets") == 1 }, 5*time.Second, time.Millisecond)
+	e.srv.CloseWatches()
+	require.Empty(t, ws.ended())
+	require.Empty(t, ws2.ended())
+	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 0 }, 5*time.Second, time.Millisecond)
+}
+
+// WriteGarbage corrupts open streams, to test a client's decoder.
+func TestFault_WriteGarbage(t *testing.T) {
+	e := newEnv(t, Options{})
+	ws := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=" + e.srv.ResourceVersion())
+	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 1 }, 5*time.Second, time.Millisecond)
+	e.srv.WriteGarbage([]byte("{not json\n"))
+	f := ws.next()
+	require.Equal(t, api.EventType("GARBAGE"), f.Type)
+	require.Equal(t, "{not json\n", f.raw)
+}
+
+// DropEvents hides chosen changes from the watches open at the time; the
+// store still has them. A client that misses a delete this way keeps a
+// stale object until it relists: the one way an informer gets a
+// DeletedFinalStateUnknown tombstone.
+func TestFault_DropEventsHidesChangesFromOpenWatches(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.createPod("default", "doomed", nil)
+	ws := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=" + e.srv.ResourceVersion())
+	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 1 }, 5*time.Second, time.Millisecond)
+	e.srv.DropEvents(func(ev Event) bool { return ev.Name == "doomed" })
+	_, err := e.srv.Delete("pods", "default", "doomed")
+	require.NoError(t, err)
+	e.srv.DropEvents(nil)
+	after := e.createPod("default", "after", nil)
+	require.Equal(t, "ADDED after@"+after.ResourceVersion, ws.next().summary(t), "the delete never reached the watch")
+	names, _ := e.listNames("/api/v1/namespaces/default/pods")
+	require.Equal(t, []string{"after"}, names, "but the store has it")
+}
+
+// Close ends every watch and refuses further API requests.
+func TestServer_CloseEndsWatches(t *testing.T) {
+	e := newEnv(t, Options{})
+	ws := e.watch("/api/v1/namespaces/default/pods?watch=true")
+	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 1 }, 5*time.Second, time.Millisecond)
+	e.srv.Close()
+	require.Empty(t, ws.ended())
+	require.Equal(t, http.StatusServiceUnavailable, e.get("/api/v1/namespaces/default/pods").code)
+	require.Equal(t, http.StatusServiceUnavailable, e.get("/readyz").code)
+}

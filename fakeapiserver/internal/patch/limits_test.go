@@ -1,0 +1,159 @@
+package patch
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// A patch nested deeper than encoding/json's 10000 levels is refused while
+// decoding, for every patch type, and a 3 MiB body of "[" cannot blow the
+// stack.
+func TestDeeplyNestedPatchIsRefused(t *testing.T) {
+	deep := deepNest(maxDepth + 1)
+	hostile := bytes.Repeat([]byte("["), 3<<20)
+	jsonPatch := append(append([]byte(`[{"op":"add","path":"/a","value":`), deep...), "}]"...)
+	for name, apply := range patchFuncs {
+		body := deep
+		if name == "JSONPatch" {
+			body = jsonPatch
+		}
+		_, err := apply(map[string]any{}, body)
+		requireKind(t, err, ErrMalformed, "exceeded max depth")
+
+		_, err = apply(map[string]any{}, hostile)
+		want := "not valid JSON"
+		if name == "JSONPatch" {
+			want = "json patch operation 0: must be a JSON object, not an array"
+		}
+		requireKind(t, err, ErrMalformed, want)
+	}
+	// Just under the limit is fine.
+	if _, err := MergePatch(map[string]any{}, deepNest(maxDepth-1)); err != nil {
+		t.Errorf("9999 levels: %v", err)
+	}
+}
+
+// A document deeper than the limit (one built in Go, since the decoder
+// refuses such JSON) is refused before any recursion can run away.
+func TestDeeplyNestedDocumentIsRefused(t *testing.T) {
+	for name, apply := range patchFuncs {
+		empty := map[string]string{"MergePatch": `{}`, "JSONPatch": `[]`, "StrategicMergePatch": `{}`}[name]
+		_, err := apply(nestedDoc(maxDepth+1), []byte(empty))
+		requireKind(t, err, ErrNotApplicable, "the document nests objects and arrays deeper than 10000 levels")
+		if _, err := apply(nestedDoc(maxDepth), []byte(empty)); err != nil {
+			t.Errorf("%s on a document at the limit: %v", name, err)
+		}
+	}
+}
+
+// A JSON patch cannot push a document past the limit by adding (or
+// copying) a deep value at a deep path, so no sequence of patches can grow
+// one without bound.
+func TestJSONPatchCannotNestPastTheLimit(t *testing.T) {
+	// The innermost object of doc is at level 9995, so a value of depth 5
+	// added inside it reaches level 10000, the limit, and depth 6 passes it.
+	doc := nestedDoc(maxDepth - 5)
+	deepPath := "/" + strings.Repeat("a/", maxDepth-6) + "x"
+	_, err := JSONPatch(doc, []byte(`[{"op":"add","path":"`+deepPath+`","value":{"b":{"c":{"d":{"e":{"f":{}}}}}}}]`))
+	requireKind(t, err, ErrNotApplicable, "the result would nest objects and arrays deeper than 10000 levels")
+
+	_, err = JSONPatch(doc, []byte(`[{"op":"copy","from":"","path":"`+deepPath+`"}]`))
+	requireKind(t, err, ErrNotApplicable, "deeper than 10000 levels")
+
+	if _, err := JSONPatch(doc, []byte(`[{"op":"add","path":"`+deepPath+`","value":{"b":{"c":{"d":{"e":{}}}}}}]`)); err != nil {
+		t.Errorf("adding within the limit: %v", err)
+	}
+}
+
+// nestedDoc returns {"a":{"a":...{}}} with n objects in all.
+func nestedDoc(n int) map[string]any {
+	doc := map[string]any{}
+	for range n - 1 {
+		doc = map[string]any{"a": doc}
+	}
+	return doc
+}
+
+// Every error wraps exactly one kind, and a decoder error stays reachable.
+func TestErrorKinds(t *testing.T) {
+	_, err := MergePatch(map[string]any{}, []byte(`{"a":}`))
+	if !errors.Is(err, ErrMalformed) || errors.Is(err, ErrNotApplicable) {
+		t.Errorf("bad JSON: %v is not only ErrMalformed", err)
+	}
+	var syntaxErr *json.SyntaxError
+	if !errors.As(err, &syntaxErr) {
+		t.Errorf("errors.As finds no *json.SyntaxError in %v", err)
+	}
+	_, err = JSONPatch(map[string]any{}, []byte(`[{"op":"remove","path":"/a"}]`))
+	if !errors.Is(err, ErrNotApplicable) || errors.Is(err, ErrMalformed) {
+		t.Errorf("missing member: %v is not only ErrNotApplicable", err)
+	}
+}
+
+// kube-apiserver refuses a JSON patch of more than 10000 operations; so do
+// we, before applying any.
+func TestJSONPatchOperationLimit(t *testing.T) {
+	ops := func(n int) []byte {
+		op := `{"op":"test","path":"","value":{}},`
+		return []byte("[" + strings.TrimSuffix(strings.Repeat(op, n), ",") + "]")
+	}
+	if _, err := JSONPatch(map[string]any{}, ops(maxOperations)); err != nil {
+		t.Errorf("%d operations: %v", maxOperations, err)
+	}
+	_, err := JSONPatch(map[string]any{}, ops(maxOperations+1))
+	requireKind(t, err, ErrTooLarge, "json patch: more than 10000 operations")
+}
+
+// Each "copy" of the whole document into itself doubles it; the copy
+// budget stops the doubling long before memory runs out.
+func TestJSONPatchCopyBudget(t *testing.T) {
+	var ops []string
+	for i := range 40 {
+		ops = append(ops, `{"op":"copy","from":"","path":"/c`+strings.Repeat("x", i)+`"}`)
+	}
+	_, err := JSONPatch(loadPod(t), []byte("["+strings.Join(ops, ",")+"]"))
+	requireKind(t, err, ErrTooLarge, "the patch copies (or moves deeper) more than 262144 values in all")
+
+	got, err := JSONPatch(loadPod(t), []byte(`[{"op":"copy","from":"/spec/containers/0","path":"/spec/containers/-"}]`))
+	if err != nil {
+		t.Fatalf("copying one container: %v", err)
+	}
+	if n := len(at(t, got, "spec", "containers").([]any)); n != 3 {
+		t.Errorf("%d containers after the copy, want 3", n)
+	}
+}
+
+// Moving a value deeper is checked against the depth limit too, so a chain
+// of moves cannot stack deep subtrees on top of each other.
+func TestJSONPatchMoveDeeperIsChecked(t *testing.T) {
+	doc := map[string]any{"x": nestedDoc(maxDepth - 1), "y": nestedDoc(2)}
+	_, err := JSONPatch(doc, []byte(`[{"op":"move","from":"/x","path":"/y/a/x"}]`))
+	requireKind(t, err, ErrNotApplicable, "deeper than 10000 levels")
+
+	if _, err := JSONPatch(doc, []byte(`[{"op":"move","from":"/x/a","path":"/z"}]`)); err != nil {
+		t.Errorf("moving up: %v", err)
+	}
+}
+
+// Inserting at the front of a huge array shifts every element; thousands of
+// such insertions are refused instead of running for a minute.
+func TestJSONPatchShiftBudget(t *testing.T) {
+	l := make([]any, 1<<20)
+	for i := range l {
+		l[i] = "0"
+	}
+	insertAtFront := `{"op":"add","path":"/l/0","value":1},`
+	body := "[" + strings.TrimSuffix(strings.Repeat(insertAtFront, 100), ",") + "]"
+	_, err := JSONPatch(map[string]any{"l": l}, []byte(body))
+	requireKind(t, err, ErrTooLarge, "the patch shifts more than 33554432 array elements in all")
+
+	// Appending shifts nothing.
+	appendAtEnd := `{"op":"add","path":"/l/-","value":1},`
+	body = "[" + strings.TrimSuffix(strings.Repeat(appendAtEnd, 100), ",") + "]"
+	if _, err := JSONPatch(map[string]any{"l": l}, []byte(body)); err != nil {
+		t.Errorf("appending: %v", err)
+	}
+}

@@ -1,0 +1,258 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+)
+
+// The server keeps every object as decoded JSON (map[string]any, numbers as
+// json.Number), never as a typed struct, so that any field a client sends
+// (kubectl sends many this package knows nothing about) comes back exactly.
+// This file holds the small helpers for reading and writing such maps.
+
+// decodeObject parses a request body into a JSON object. It rejects anything
+// that is not exactly one JSON object.
+func decodeObject(body []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("unexpected data after the JSON object")
+	}
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("expected a JSON object, got %s", jsonTypeName(v))
+	}
+	return obj, nil
+}
+
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	default:
+		return "an object"
+	}
+}
+
+// keyOrder is the order the real API server writes an object's fields in
+// (its Go structs' field order). Fields named here come first, in this order;
+// others follow alphabetically. It makes curl output look like a real
+// cluster's; clients do not care.
+var keyOrder = map[string]int{}
+
+func init() {
+	for i, k := range []string{
+		"type", "kind", "apiVersion", "metadata", "spec", "data", "binaryData", "immutable", "status",
+		"name", "generateName", "namespace", "selfLink", "uid", "resourceVersion", "generation",
+		"creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "labels",
+		"annotations", "ownerReferences", "finalizers", "managedFields",
+		"replicas", "selector", "template", "containers", "image", "phase", "conditions",
+		"object",
+	} {
+		keyOrder[k] = i
+	}
+}
+
+// encodeObject writes v as compact JSON with keys in keyOrder.
+func encodeObject(v any) []byte {
+	var buf bytes.Buffer
+	writeJSON(&buf, v)
+	return buf.Bytes()
+}
+
+func writeJSON(buf *bytes.Buffer, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Slice(keys, func(i, j int) bool {
+			oi, iok := keyOrder[keys[i]]
+			oj, jok := keyOrder[keys[j]]
+			switch {
+			case iok && jok:
+				return oi < oj
+			case iok != jok:
+				return iok
+			default:
+				return keys[i] < keys[j]
+			}
+		})
+		buf.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeString(buf, k)
+			buf.WriteByte(':')
+			writeJSON(buf, x[k])
+		}
+		buf.WriteByte('}')
+	case []any:
+		buf.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			writeJSON(buf, e)
+		}
+		buf.WriteByte(']')
+	case string:
+		writeString(buf, x)
+	default:
+		b, err := json.Marshal(x)
+		if err != nil {
+			// Only json.Number, bool, nil and the types above reach here.
+			panic(fmt.Sprintf("fakeapiserver: cannot encode %T: %v", x, err))
+		}
+		buf.Write(b)
+	}
+}
+
+func writeString(buf *bytes.Buffer, s string) {
+	b, _ := json.Marshal(s) // cannot fail for a string
+	buf.Write(b)
+}
+
+// deepCopy copies decoded JSON so the copy can be changed freely.
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		c := make(map[string]any, len(x))
+		for k, e := range x {
+			c[k] = deepCopy(e)
+		}
+		return c
+	case []any:
+		c := make([]any, len(x))
+		for i, e := range x {
+			c[i] = deepCopy(e)
+		}
+		return c
+	default:
+		return x
+	}
+}
+
+func copyObject(obj map[string]any) map[string]any { return deepCopy(obj).(map[string]any) }
+
+// mapAt returns obj[key] if it is an object, else nil.
+func mapAt(obj map[string]any, key string) map[string]any {
+	m, _ := obj[key].(map[string]any)
+	return m
+}
+
+// ensureMap returns obj[key], creating an empty object there if it is not one.
+func ensureMap(obj map[string]any, key string) map[string]any {
+	if m, ok := obj[key].(map[string]any); ok {
+		return m
+	}
+	m := map[string]any{}
+	obj[key] = m
+	return m
+}
+
+func stringAt(obj map[string]any, key string) string {
+	s, _ := obj[key].(string)
+	return s
+}
+
+// valueAt follows a path of object keys; nil if any step is missing.
+func valueAt(obj map[string]any, path ...string) any {
+	var cur any = obj
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+// scalarString renders a JSON scalar as a field selector compares it.
+func scalarString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case json.Number:
+		return x.String()
+	case bool:
+		return strconv.FormatBool(x)
+	default:
+		return ""
+	}
+}
+
+// stringMap reads a JSON object of strings (labels, annotations); non-string
+// values are skipped (validation rejects them before they are stored).
+func stringMap(v any) map[string]string {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, e := range m {
+		if s, ok := e.(string); ok {
+			out[k] = s
+		}
+	}
+	return out
+}
+
+func jsonInt(n int64) json.Number { return json.Number(strconv.FormatInt(n, 10)) }
+
+// intAt reads an integer field (0 if absent or not an integer).
+func intAt(obj map[string]any, key string) int64 {
+	n, ok := obj[key].(json.Number)
+	if !ok {
+		return 0
+	}
+	i, err := n.Int64()
+	if err != nil {
+		return 0
+	}
+	return i
+}
+
+// stringList reads a JSON array of strings.
+func stringList(v any) []string {
+	a, _ := v.([]any)
+	var out []string
+	for _, e := range a {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func toAnyList(s []string) []any {
+	out := make([]any, len(s))
+	for i, e := range s {
+		out[i] = e
+	}
+	return out
+}
+
+// jsonEqual compares two decoded JSON values.
+func jsonEqual(a, b any) bool {
+	return bytes.Equal(encodeObject(a), encodeObject(b))
+}

@@ -1,0 +1,246 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// List, paging and get.
+//
+// Which state a list reads (the real server's rules, see the "Resource
+// versions" section of the Kubernetes API concepts page):
+//
+//	resourceVersion   limit unset                  limit=n
+//	unset             most recent                  most recent, pageable
+//	"0"               any (here: most recent)      any (here: most recent), pageable
+//	"N"               not older than N             exactly N (410 if compacted)
+//	"N" + Exact       exactly N                    exactly N
+//
+// A version the server has not reached yet waits, then answers 504. Every
+// page of a paged list reads the same snapshot: the continue token carries
+// the list's resourceVersion and the last key served, and the next page is
+// cut from the state at that version (410 Expired, with a fresh token to
+// carry on inconsistently, once history no longer reaches back that far).
+
+// continueToken is the real server's token: base64url of
+// {"v":"meta.k8s.io/v1","rv":46223,"start":"/demo-b\u0000"}, where start is
+// the first key of the next page (the last key served plus a NUL byte).
+type continueToken struct {
+	APIVersion string `json:"v"`
+	RV         int64  `json:"rv"`
+	Start      string `json:"start"`
+}
+
+func encodeContinue(rv int64, lastKey string) string {
+	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", RV: rv, Start: "/" + lastKey + "\x00"})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeContinue(s string) (continueToken, *api.Status) {
+	var t continueToken
+	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
+	if err == nil {
+		err = json.Unmarshal(raw, &t)
+	}
+	switch {
+	case err != nil:
+		return t, errBadRequest("invalid continue token: continue key is not valid: %v", err)
+	case t.APIVersion != "meta.k8s.io/v1":
+		return t, errBadRequest("invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	case t.RV == 0 || t.RV < -1:
+		return t, errBadRequest("invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	case !strings.HasPrefix(t.Start, "/") || strings.Contains(t.Start, ".."):
+		return t, errBadRequest("invalid continue token: continue key is not valid: invalid start key")
+	}
+	return t, nil
+}
+
+// relativeKey is a record's key within the listed range: the name inside a
+// namespace, "namespace/name" across namespaces.
+func relativeKey(rec *record, ns string) string {
+	if ns == "" {
+		return rec.key
+	}
+	return rec.name
+}
+
+func (s *Server) serveList(w http.ResponseWriter, req *http.Request, rq *request) {
+	out, st := negotiate(req)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	opts, st := parseListOptions(req.URL.Query(), rq.res, false)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	items, meta, st := s.list(req, rq, opts)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	s.writeJSON(w, req, http.StatusOK, s.renderList(rq.res, out, meta, items))
+}
+
+// list picks the snapshot the options ask for and cuts one page of it.
+func (s *Server) list(req *http.Request, rq *request, opts listOptions) ([]*record, api.ListMeta, *api.Status) {
+	var meta api.ListMeta
+	start := ""
+	exactRV := uint64(0) // 0: read the current state
+	if opts.continueToken != "" {
+		tok, st := decodeContinue(opts.continueToken)
+		if st != nil {
+			return nil, meta, st
+		}
+		start = strings.TrimPrefix(tok.Start, "/")
+		if tok.RV > 0 {
+			exactRV = uint64(tok.RV)
+		}
+	} else if opts.resourceVersion != "" && opts.resourceVersion != "0" {
+		rv, _ := strconv.ParseUint(opts.resourceVersion, 10, 64)
+		if st := s.waitForResourceVersion(req.Context(), rv); st != nil {
+			return nil, meta, st
+		}
+		if opts.rvMatch == "Exact" || (opts.limit > 0 && opts.rvMatch == "") {
+			exactRV = rv
+		}
+	}
+
+	st := s.store
+	st.mu.RLock()
+	defer st.mu.RUnlock()
+	objects := st.objects[rq.res]
+	listRV := st.rv
+	if exactRV != 0 {
+		if exactRV < st.compacted {
+			if opts.continueToken != "" {
+				meta.Continue = encodeContinue(-1, strings.TrimSuffix(start, "\x00"))
+				gone := errExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+				gone.ListMeta = meta
+				return nil, api.ListMeta{}, gone
+			}
+			return nil, meta, errExpired("The resourceVersion for the provided list is too old.")
+		}
+		if exactRV < st.rv {
+			objects = st.snapshotLocked(rq.res, exactRV)
+		}
+		listRV = exactRV
+	}
+
+	var page []*record
+	remaining := int64(0)
+	for _, rec := range sortedRecords(objects, rq.ns) {
+		if start != "" && relativeKey(rec, rq.ns) < start {
+			continue
+		}
+		if !opts.matches(rec) {
+			continue
+		}
+		if opts.limit > 0 && int64(len(page)) >= opts.limit {
+			remaining++
+			continue
+		}
+		page = append(page, rec)
+	}
+	meta.ResourceVersion = strconv.FormatUint(listRV, 10)
+	if remaining > 0 {
+		meta.Continue = encodeContinue(int64(listRV), relativeKey(page[len(page)-1], rq.ns))
+		if !opts.labelsSet {
+			meta.RemainingItemCount = &remaining
+		}
+	}
+	return page, meta, nil
+}
+
+// renderList writes a list in the negotiated form.
+func (s *Server) renderList(r *resource, out output, meta api.ListMeta, items []*record) []byte {
+	metaJSON, _ := json.Marshal(meta)
+	var buf bytes.Buffer
+	switch out {
+	case outputTable:
+		return s.renderTable(r, meta, items)
+	case outputPartial:
+		buf.WriteString(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":`)
+		buf.Write(metaJSON)
+		buf.WriteString(`,"items":[`)
+		for i, rec := range items {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			buf.Write(partialObject(rec))
+		}
+	default:
+		buf.WriteString(`{"kind":"` + r.ListKind() + `","apiVersion":"` + r.GroupVersion() + `","metadata":`)
+		buf.Write(metaJSON)
+		buf.WriteString(`,"items":[`)
+		for i, rec := range items {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			buf.Write(rec.raw)
+		}
+	}
+	buf.WriteString("]}")
+	return buf.Bytes()
+}
+
+// partialObject is the metadata-only form of an object.
+func partialObject(rec *record) []byte {
+	return encodeObject(map[string]any{
+		"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+		"metadata": rec.obj["metadata"],
+	})
+}
+
+func (s *Server) serveGet(w http.ResponseWriter, req *http.Request, rq *request) {
+	out, st := negotiate(req)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	if v := req.URL.Query().Get("resourceVersion"); v != "" && v != "0" {
+		rv, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			s.writeStatus(w, req, errBadRequest("invalid resource version: resourceVersion: Invalid value: %q: %v", v, err))
+			return
+		}
+		if st := s.waitForResourceVersion(req.Context(), rv); st != nil {
+			s.writeStatus(w, req, st)
+			return
+		}
+	}
+	rec, st := s.get(rq.res, rq.ns, rq.name)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	s.writeJSON(w, req, http.StatusOK, s.renderObject(rq.res, out, rec))
+}
+
+func (s *Server) get(r *resource, ns, name string) (*record, *api.Status) {
+	s.store.mu.RLock()
+	defer s.store.mu.RUnlock()
+	rec := s.store.objects[r][objectKey(ns, name)]
+	if rec == nil {
+		return nil, errNotFound(r, name)
+	}
+	return rec, nil
+}
+
+// renderObject writes one object in the negotiated form.
+func (s *Server) renderObject(r *resource, out output, rec *record) []byte {
+	switch out {
+	case outputTable:
+		return s.renderTable(r, api.ListMeta{ResourceVersion: strconv.FormatUint(rec.rv, 10)}, []*record{rec})
+	case outputPartial:
+		return partialObject(rec)
+	}
+	return rec.raw
+}

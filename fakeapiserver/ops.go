@@ -1,0 +1,403 @@
+package fakeapiserver
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/fakeapiserver/internal/patch"
+)
+
+// The write path: create, update (of the object or of its status), patch
+// and delete. HTTP handlers and the Go API both end here. Each operation
+// holds the store's lock from reading the current object to committing the
+// new one, which is what makes resourceVersion checks (409 Conflict) exact.
+
+// checkTypeMeta fills in kind and apiVersion if the body left them out and
+// rejects a body meant for another resource.
+func checkTypeMeta(r *resource, obj map[string]any) *api.Status {
+	if v, ok := obj["apiVersion"]; ok && v != r.GroupVersion() {
+		return errBadRequest("the API version in the data (%v) does not match the expected API version (%s)", v, r.GroupVersion())
+	}
+	if k, ok := obj["kind"]; ok && k != r.Kind {
+		return errBadRequest("the kind in the data (%v) does not match the expected kind (%s) of this endpoint", k, r.Kind)
+	}
+	obj["apiVersion"] = r.GroupVersion()
+	obj["kind"] = r.Kind
+	return nil
+}
+
+// checkNamespace makes the body's namespace agree with the URL's.
+func checkNamespace(r *resource, meta map[string]any, ns string) *api.Status {
+	if !r.Namespaced {
+		delete(meta, "namespace")
+		return nil
+	}
+	switch body := stringAt(meta, "namespace"); body {
+	case "":
+		meta["namespace"] = ns
+	case ns:
+	default:
+		return errBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
+// serverManaged are metadata fields only the server sets.
+var serverManaged = []string{"uid", "resourceVersion", "generation", "creationTimestamp",
+	"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "managedFields"}
+
+func (s *Server) validate(r *resource, obj map[string]any) *api.Status {
+	meta := mapAt(obj, "metadata")
+	causes := validateMeta(r, meta)
+	if r.Validate != nil {
+		causes = append(causes, r.Validate(obj)...)
+	}
+	if len(causes) > 0 {
+		return errInvalid(r.qualifiedKind(), r.Group, stringAt(meta, "name"), causes)
+	}
+	return nil
+}
+
+// qualifiedKind is "Pod" or "ReplicaSet.apps", as 422 messages name kinds.
+func (r *resource) qualifiedKind() string {
+	if r.Group == "" {
+		return r.Kind
+	}
+	return r.Kind + "." + r.Group
+}
+
+// create stores a new object. obj is owned by the call.
+func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool) (*record, *api.Status) {
+	if st := checkTypeMeta(r, obj); st != nil {
+		return nil, st
+	}
+	meta := ensureMap(obj, "metadata")
+	if st := checkNamespace(r, meta, ns); st != nil {
+		return nil, st
+	}
+	if rv := stringAt(meta, "resourceVersion"); rv != "" {
+		return nil, errBadRequest("resourceVersion should not be set on objects to be created")
+	}
+	for _, f := range serverManaged {
+		delete(meta, f)
+	}
+	generate := stringAt(meta, "name") == "" && stringAt(meta, "generateName") != ""
+	if generate {
+		meta["name"] = stringAt(meta, "generateName") + generateNameSuffix()
+	}
+	if r.Default != nil {
+		r.Default(obj)
+	}
+	if r.InitialStatus != nil {
+		obj["status"] = r.InitialStatus(obj)
+	}
+	if st := s.validate(r, obj); st != nil {
+		return nil, st
+	}
+
+	st := s.store
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if r.Namespaced {
+		nsRec := st.objects[namespacesResource()][ns]
+		if nsRec == nil {
+			return nil, errNamespaceNotFound(ns)
+		}
+		if valueAt(nsRec.obj, "metadata", "deletionTimestamp") != nil {
+			return nil, newStatus(403, api.StatusReasonForbidden,
+				fmt.Sprintf("%s %q is forbidden: unable to create new content in namespace %s because it is being terminated", r.GroupResource(), stringAt(meta, "name"), ns),
+				qualifiedDetails(r, stringAt(meta, "name")))
+		}
+	}
+	for generate && st.objects[r][objectKey(ns, stringAt(meta, "name"))] != nil {
+		meta["name"] = stringAt(meta, "generateName") + generateNameSuffix()
+	}
+	name := stringAt(meta, "name")
+	if st.objects[r][objectKey(stringAt(meta, "namespace"), name)] != nil {
+		return nil, errAlreadyExists(r, name)
+	}
+	meta["uid"] = newUID()
+	meta["creationTimestamp"] = s.now()
+	if r.HasGeneration {
+		meta["generation"] = jsonInt(1)
+	}
+	if dryRun {
+		return dryRunRecord(r, obj), nil
+	}
+	rv := st.nextRVLocked()
+	rec := newRecord(r, obj, rv)
+	st.commitLocked(&event{typ: api.Added, rv: rv, res: r, obj: rec})
+	return rec, nil
+}
+
+func namespacesResource() *resource { return lookupResource("", "v1", "namespaces") }
+
+// update replaces an object (subresource "") or its status ("status"). obj
+// is owned by the call.
+func (s *Server) update(r *resource, ns, name, subresource string, obj map[string]any, dryRun bool) (*record, *api.Status) {
+	if st := checkTypeMeta(r, obj); st != nil {
+		return nil, st
+	}
+	meta := ensureMap(obj, "metadata")
+	if bodyName := stringAt(meta, "name"); bodyName != name {
+		return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", bodyName, name)
+	}
+	if st := checkNamespace(r, meta, ns); st != nil {
+		return nil, st
+	}
+	st := s.store
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	existing := st.objects[r][objectKey(ns, name)]
+	if existing == nil {
+		return nil, errNotFound(r, name)
+	}
+	return s.updateLocked(existing, subresource, obj, dryRun)
+}
+
+// updateLocked is the heart of update and patch: it checks the client's
+// resourceVersion, keeps what the client may not change, bumps generation
+// when the spec changed, skips no-op writes, and deletes an object whose
+// last finalizer was removed during deletion.
+func (s *Server) updateLocked(existing *record, subresource string, obj map[string]any, dryRun bool) (*record, *api.Status) {
+	r := existing.res
+	meta := ensureMap(obj, "metadata")
+	if rv, ok := meta["resourceVersion"]; ok && rv != nil && rv != "" {
+		rvs, _ := rv.(string)
+		if _, err := strconv.ParseUint(rvs, 10, 64); err != nil {
+			return nil, errBadRequest("invalid resourceVersion %s in the object's metadata", quoteValue(rv))
+		}
+		if rvs != strconv.FormatUint(existing.rv, 10) {
+			return nil, errConflict(r, existing.name)
+		}
+	}
+
+	var next map[string]any
+	switch subresource {
+	case "status":
+		// Only the status changes; everything else stays as stored.
+		next = copyObject(existing.obj)
+		if status, ok := obj["status"]; ok {
+			next["status"] = status
+		}
+	default:
+		next = obj
+		oldMeta := mapAt(existing.obj, "metadata")
+		for _, f := range serverManaged {
+			if v, ok := oldMeta[f]; ok {
+				meta[f] = deepCopy(v)
+			} else {
+				delete(meta, f)
+			}
+		}
+		if r.HasStatus {
+			// The main resource ignores status, as on the real server.
+			if status, ok := existing.obj["status"]; ok {
+				next["status"] = deepCopy(status)
+			} else {
+				delete(next, "status")
+			}
+		}
+		if r.Default != nil {
+			r.Default(next)
+		}
+		if r.HasGeneration && !jsonEqual(next["spec"], existing.obj["spec"]) {
+			meta["generation"] = jsonInt(intAt(oldMeta, "generation") + 1)
+		}
+	}
+	if st := s.validate(r, next); st != nil {
+		return nil, st
+	}
+	nextMeta := mapAt(next, "metadata")
+	deleting := nextMeta["deletionTimestamp"] != nil
+	if deleting {
+		old := stringList(valueAt(existing.obj, "metadata", "finalizers"))
+		for _, f := range stringList(nextMeta["finalizers"]) {
+			if !slices.Contains(old, f) {
+				return nil, errInvalid(r.qualifiedKind(), r.Group, existing.name, []api.StatusCause{
+					forbidden("metadata.finalizers", fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers []string{%q}", f))})
+			}
+		}
+	}
+	nextMeta["resourceVersion"] = strconv.FormatUint(existing.rv, 10)
+	if jsonEqual(next, existing.obj) {
+		return existing, nil // nothing changed: no new resourceVersion, no event
+	}
+	if dryRun {
+		return dryRunRecord(r, next), nil
+	}
+	st := s.store
+	if deleting && len(stringList(nextMeta["finalizers"])) == 0 {
+		// The last finalizer is gone: the object goes. Watchers see one
+		// DELETED carrying the last stored state, as etcd's delete event does.
+		rv := st.nextRVLocked()
+		gone := existing.withRV(rv)
+		st.commitLocked(&event{typ: api.Deleted, rv: rv, res: r, obj: gone, prev: existing})
+		return gone, nil
+	}
+	rv := st.nextRVLocked()
+	rec := newRecord(r, next, rv)
+	st.commitLocked(&event{typ: api.Modified, rv: rv, res: r, obj: rec, prev: existing})
+	return rec, nil
+}
+
+// PatchType is the Content-Type of a PATCH request.
+type PatchType string
+
+const (
+	JSONPatchType           PatchType = "application/json-patch+json"
+	MergePatchType          PatchType = "application/merge-patch+json"
+	StrategicMergePatchType PatchType = "application/strategic-merge-patch+json"
+	ApplyPatchType          PatchType = "application/apply-patch+yaml" // answered 415: server-side apply is not modelled
+)
+
+var patchTypes = []string{string(JSONPatchType), string(MergePatchType), string(StrategicMergePatchType)}
+
+// applyPatch runs the patch engine of the given type on a stored object.
+func applyPatch(pt PatchType, doc map[string]any, body []byte) (map[string]any, error) {
+	switch pt {
+	case JSONPatchType:
+		return patch.JSONPatch(doc, body)
+	case MergePatchType:
+		return patch.MergePatch(doc, body)
+	case StrategicMergePatchType:
+		return patch.StrategicMergePatch(doc, body, patch.DefaultMergeKeys)
+	}
+	return nil, fmt.Errorf("unsupported patch type %q", pt)
+}
+
+// patchObject applies a patch to the stored object and saves the result as
+// an update would.
+func (s *Server) patchObject(r *resource, ns, name, subresource string, pt PatchType, body []byte, dryRun bool) (*record, *api.Status) {
+	st := s.store
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	existing := st.objects[r][objectKey(ns, name)]
+	if existing == nil {
+		return nil, errNotFound(r, name)
+	}
+	patched, err := applyPatch(pt, existing.obj, body)
+	switch {
+	case err == nil:
+	case errors.Is(err, patch.ErrTooLarge):
+		return nil, newStatus(413, api.StatusReasonRequestEntityTooLarge, err.Error(), nil)
+	case errors.Is(err, patch.ErrNotApplicable):
+		// The patch is well formed but does not fit the object (a failed
+		// JSON patch "test", a path that does not exist): 422, as the real
+		// server answers.
+		return nil, newStatus(422, api.StatusReasonInvalid, err.Error(), nil)
+	default:
+		return nil, errBadRequest("%v", err)
+	}
+	if st := checkTypeMeta(r, patched); st != nil {
+		return nil, st
+	}
+	meta := ensureMap(patched, "metadata")
+	if stringAt(meta, "name") != name {
+		return nil, errInvalid(r.qualifiedKind(), r.Group, name, []api.StatusCause{
+			invalid("metadata.name", meta["name"], "field is immutable")})
+	}
+	if r.Namespaced && stringAt(meta, "namespace") != ns {
+		return nil, errInvalid(r.qualifiedKind(), r.Group, name, []api.StatusCause{
+			invalid("metadata.namespace", meta["namespace"], "field is immutable")})
+	}
+	return s.updateLocked(existing, subresource, patched, dryRun)
+}
+
+// deleteOptions are the parts of DeleteOptions the server honours.
+type deleteOptions struct {
+	preconditionUID string
+	preconditionRV  string
+	dryRun          bool
+}
+
+var protectedNamespaces = []string{api.NamespaceDefault, api.NamespaceSystem, api.NamespacePublic}
+
+// deleteObject deletes one object and returns its last state.
+//
+//   - An object with finalizers is only marked: deletionTimestamp is set (a
+//     MODIFIED event) and it stays until an update removes the last one.
+//   - A pod is deleted gracefully: first marked (MODIFIED), then removed
+//     (DELETED), as the real server does for a pod no kubelet runs.
+//   - A namespace takes every object in it along (their DELETED events come
+//     first).
+func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) (*record, *api.Status) {
+	st := s.store
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	existing := st.objects[r][objectKey(ns, name)]
+	if existing == nil {
+		return nil, errNotFound(r, name)
+	}
+	meta := mapAt(existing.obj, "metadata")
+	if uid := opts.preconditionUID; uid != "" && uid != stringAt(meta, "uid") {
+		return nil, errPreconditionUID(r, name, uid, stringAt(meta, "uid"))
+	}
+	if rv := opts.preconditionRV; rv != "" && rv != strconv.FormatUint(existing.rv, 10) {
+		return nil, errPreconditionRV(r, name, rv, existing.rv)
+	}
+	if r == namespacesResource() && slices.Contains(protectedNamespaces, name) {
+		return nil, errForbidden(r, name, "this namespace may not be deleted")
+	}
+	if opts.dryRun {
+		return existing, nil
+	}
+	if len(stringList(meta["finalizers"])) > 0 {
+		if meta["deletionTimestamp"] != nil {
+			return existing, nil
+		}
+		return s.markDeletingLocked(existing), nil
+	}
+	if r == namespacesResource() {
+		for _, other := range registry {
+			if !other.Namespaced {
+				continue
+			}
+			for _, rec := range sortedRecords(st.objects[other], name) {
+				s.removeLocked(rec)
+			}
+		}
+	}
+	if r.GracefulDelete && meta["deletionTimestamp"] == nil {
+		existing = s.markDeletingLocked(existing)
+	}
+	return s.removeLocked(existing), nil
+}
+
+// markDeletingLocked sets deletionTimestamp (the start of a graceful or
+// finalizer-blocked deletion) and commits it as a MODIFIED event.
+func (s *Server) markDeletingLocked(existing *record) *record {
+	r := existing.res
+	next := copyObject(existing.obj)
+	meta := mapAt(next, "metadata")
+	meta["deletionTimestamp"] = s.now()
+	meta["deletionGracePeriodSeconds"] = jsonInt(0)
+	if r.HasGeneration {
+		meta["generation"] = jsonInt(intAt(meta, "generation") + 1)
+	}
+	rv := s.store.nextRVLocked()
+	rec := newRecord(r, next, rv)
+	s.store.commitLocked(&event{typ: api.Modified, rv: rv, res: r, obj: rec, prev: existing})
+	return rec
+}
+
+// removeLocked deletes the object for good and commits the DELETED event,
+// whose object is the last state stamped with the deletion's version.
+func (s *Server) removeLocked(existing *record) *record {
+	rv := s.store.nextRVLocked()
+	gone := existing.withRV(rv)
+	s.store.commitLocked(&event{typ: api.Deleted, rv: rv, res: existing.res, obj: gone, prev: existing})
+	return gone
+}
+
+// dryRunRecord is what a dryRun=All request answers: the object as it would
+// be stored, without a resourceVersion, since nothing was written.
+func dryRunRecord(r *resource, obj map[string]any) *record {
+	rec := newRecord(r, obj, 0)
+	delete(mapAt(rec.obj, "metadata"), "resourceVersion")
+	rec.raw = encodeObject(rec.obj)
+	return rec
+}

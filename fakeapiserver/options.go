@@ -1,0 +1,156 @@
+package fakeapiserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// listOptions are the query parameters of list and watch requests
+// (metav1.ListOptions), parsed and validated as the real server does.
+type listOptions struct {
+	labels            api.Selector
+	fields            api.FieldSelector
+	labelsSet         bool // a label or field selector was given
+	resourceVersion   string
+	rvMatch           string // "", "Exact" or "NotOlderThan"
+	limit             int64
+	continueToken     string
+	timeoutSeconds    int64 // 0: not given
+	allowBookmarks    bool
+	sendInitialEvents *bool
+}
+
+func parseListOptions(q url.Values, r *resource, watch bool) (listOptions, *api.Status) {
+	var o listOptions
+	var err error
+	if o.labels, err = api.ParseSelector(q.Get("labelSelector")); err != nil {
+		return o, errBadRequest("%s", selectorMessage(err))
+	}
+	if o.fields, err = api.ParseFieldSelector(q.Get("fieldSelector")); err != nil {
+		return o, errBadRequest("%s", selectorMessage(err))
+	}
+	for _, req := range o.fields.Requirements() {
+		if !r.supportsField(req.Field) {
+			return o, errBadRequest("field label not supported: %s", req.Field)
+		}
+	}
+	o.labelsSet = !o.labels.Empty() || !o.fields.Empty()
+
+	o.resourceVersion = q.Get("resourceVersion")
+	if o.resourceVersion != "" {
+		if _, err := strconv.ParseUint(o.resourceVersion, 10, 64); err != nil {
+			return o, errBadRequest("invalid resource version: resourceVersion: Invalid value: %q: %v", o.resourceVersion, err)
+		}
+	}
+	o.rvMatch = q.Get("resourceVersionMatch")
+	o.continueToken = q.Get("continue")
+	if v := q.Get("limit"); v != "" {
+		if o.limit, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return o, errBadRequest("invalid limit %q: %v", v, err)
+		}
+	}
+	if v := q.Get("timeoutSeconds"); v != "" {
+		if o.timeoutSeconds, err = strconv.ParseInt(v, 10, 64); err != nil || o.timeoutSeconds < 0 {
+			return o, errBadRequest("invalid timeoutSeconds %q", v)
+		}
+	}
+	o.allowBookmarks = boolParam(q, "allowWatchBookmarks")
+	if _, ok := q["sendInitialEvents"]; ok {
+		v := boolParam(q, "sendInitialEvents")
+		o.sendInitialEvents = &v
+	}
+	if causes := o.validate(watch); len(causes) > 0 {
+		return o, errInvalid("ListOptions.meta.k8s.io", "meta.k8s.io", "", causes)
+	}
+	if !watch && o.continueToken != "" && o.resourceVersion != "" && o.resourceVersion != "0" {
+		return o, errBadRequest("specifying resource version is not allowed when using continue")
+	}
+	return o, nil
+}
+
+// validate applies the real server's ListOptions rules (apimachinery's
+// ValidateListOptions); each violation is a 422 cause.
+func (o *listOptions) validate(watch bool) []api.StatusCause {
+	var causes []api.StatusCause
+	switch o.rvMatch {
+	case "", "Exact", "NotOlderThan":
+	default:
+		causes = append(causes, api.StatusCause{Type: api.CauseTypeFieldValueNotSupported, Field: "resourceVersionMatch",
+			Message: fmt.Sprintf("Unsupported value: %q: supported values: \"Exact\", \"NotOlderThan\", \"\"", o.rvMatch)})
+	}
+	if o.limit < 0 {
+		causes = append(causes, invalid("limit", o.limit, "must be greater than or equal to 0"))
+	}
+	if watch {
+		switch {
+		case o.sendInitialEvents != nil && *o.sendInitialEvents && o.rvMatch != "NotOlderThan":
+			causes = append(causes, forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+		case o.sendInitialEvents == nil && o.rvMatch != "":
+			causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+		case o.rvMatch == "Exact":
+			causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch=Exact is forbidden for watch"))
+		}
+		return causes
+	}
+	if o.sendInitialEvents != nil {
+		causes = append(causes, forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+	}
+	if o.rvMatch != "" {
+		switch {
+		case o.resourceVersion == "":
+			causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+		case o.continueToken != "":
+			causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+		case o.rvMatch == "Exact" && o.resourceVersion == "0":
+			causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""))
+		}
+	}
+	return causes
+}
+
+// selectorMessage is a selector parse error as the real server words it.
+func selectorMessage(err error) string {
+	var se *api.SelectorError
+	if errors.As(err, &se) {
+		return se.Msg
+	}
+	return err.Error()
+}
+
+func (o *listOptions) matches(rec *record) bool {
+	return o.labels.Matches(rec.labels) && o.fields.Matches(rec.fields)
+}
+
+// waitForResourceVersion waits, up to the configured time, for the server to
+// reach rv. A list or get at a version the server has not reached yet (a
+// client that talked to a newer server, say) waits briefly and then gets
+// 504 with cause ResourceVersionTooLarge, as from the real server.
+func (s *Server) waitForResourceVersion(ctx context.Context, rv uint64) *api.Status {
+	var timeout <-chan time.Time
+	for {
+		s.store.mu.RLock()
+		current, changed := s.store.rv, s.store.rvChanged
+		s.store.mu.RUnlock()
+		if current >= rv {
+			return nil
+		}
+		if timeout == nil {
+			timeout = s.clock.After(s.opts.TooLargeResourceVersionWait)
+		}
+		select {
+		case <-changed:
+		case <-timeout:
+			return errTooLargeResourceVersion(rv, current)
+		case <-ctx.Done():
+			return errTooLargeResourceVersion(rv, current)
+		case <-s.closed:
+			return errServiceUnavailable("the server is shutting down")
+		}
+	}
+}

@@ -1,0 +1,162 @@
+package fakeapiserver
+
+import (
+	"strings"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// resource is one row of the registry: everything the server needs to know to
+// serve a kind of object. The server's handlers are generic; a resource's
+// quirks (which fields a field selector may use, its defaults, its
+// validation, the columns kubectl prints) live in its row.
+type resource struct {
+	Group      string // "" for the core group
+	Version    string
+	Name       string // plural, as in the URL: "pods"
+	Singular   string
+	Kind       string
+	ShortNames []string
+	Categories []string
+	Namespaced bool
+
+	// HasStatus: the object has a status the main resource ignores on
+	// update and the /status subresource changes alone.
+	HasStatus bool
+	// HasGeneration: metadata.generation starts at 1 and is bumped when the
+	// spec changes (or deletion starts).
+	HasGeneration bool
+	// GracefulDelete: a DELETE first marks the object (deletionTimestamp,
+	// a MODIFIED event) and then removes it (a DELETED event), as the real
+	// server does for pods not bound to a kubelet.
+	GracefulDelete bool
+	// Fields lists the field-selector fields the real server supports for
+	// this resource, beyond metadata.name and metadata.namespace.
+	Fields []string
+	// Default fills in what the real server defaults (on create and update).
+	Default func(obj map[string]any)
+	// InitialStatus replaces whatever status a create sends (nil: keep it).
+	InitialStatus func(obj map[string]any) map[string]any
+	// Validate reports invalid fields (the 422 causes) beyond the name.
+	Validate func(obj map[string]any) []api.StatusCause
+	// Columns are the kubectl get columns (the server-side Table).
+	Columns []column
+	// New makes an empty typed object, for the Go API.
+	New func() api.Object
+}
+
+// registry is the table of every resource the server serves. Adding a
+// resource is adding a row here (and, for the Go API, a type in package api).
+var registry = []*resource{
+	{
+		Version: "v1", Name: "pods", Singular: "pod", Kind: "Pod",
+		ShortNames: []string{"po"}, Categories: []string{"all"}, Namespaced: true,
+		HasStatus: true, HasGeneration: true, GracefulDelete: true,
+		Fields: []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+			"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
+			"status.nominatedNodeName"},
+		Default: defaultPod,
+		InitialStatus: func(map[string]any) map[string]any {
+			return map[string]any{"phase": "Pending", "qosClass": "BestEffort"}
+		},
+		Validate: validatePod,
+		Columns:  podColumns,
+		New:      func() api.Object { return new(api.Pod) },
+	},
+	{
+		Version: "v1", Name: "configmaps", Singular: "configmap", Kind: "ConfigMap",
+		ShortNames: []string{"cm"}, Namespaced: true,
+		Columns: configMapColumns,
+		New:     func() api.Object { return new(api.ConfigMap) },
+	},
+	{
+		Version: "v1", Name: "namespaces", Singular: "namespace", Kind: "Namespace",
+		ShortNames: []string{"ns"}, Namespaced: false, HasStatus: true,
+		Fields:        []string{"status.phase"},
+		Default:       defaultNamespace,
+		InitialStatus: func(map[string]any) map[string]any { return map[string]any{"phase": "Active"} },
+		Columns:       namespaceColumns,
+		New:           func() api.Object { return new(api.Namespace) },
+	},
+	{
+		Group: "apps", Version: "v1", Name: "replicasets", Singular: "replicaset", Kind: "ReplicaSet",
+		ShortNames: []string{"rs"}, Categories: []string{"all"}, Namespaced: true,
+		HasStatus: true, HasGeneration: true,
+		Fields:        []string{"status.replicas"},
+		Default:       defaultReplicaSet,
+		InitialStatus: func(map[string]any) map[string]any { return map[string]any{"replicas": jsonInt(0)} },
+		Validate:      validateReplicaSet,
+		Columns:       replicaSetColumns,
+		New:           func() api.Object { return new(api.ReplicaSet) },
+	},
+}
+
+// GroupVersion is "v1" for the core group and "apps/v1" for a named one: the
+// apiVersion of the resource's objects.
+func (r *resource) GroupVersion() string {
+	if r.Group == "" {
+		return r.Version
+	}
+	return r.Group + "/" + r.Version
+}
+
+// ListKind is the kind of a list of these objects: "PodList".
+func (r *resource) ListKind() string { return r.Kind + "List" }
+
+// GroupResource is "pods" or "replicasets.apps", as the real server names a
+// resource in messages about the collection.
+func (r *resource) GroupResource() string {
+	if r.Group == "" {
+		return r.Name
+	}
+	return r.Name + "." + r.Group
+}
+
+// supportsField reports whether a field selector may use field.
+func (r *resource) supportsField(field string) bool {
+	if field == "metadata.name" || (field == "metadata.namespace" && r.Namespaced) {
+		return true
+	}
+	for _, f := range r.Fields {
+		if f == field {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldsOf extracts the selectable fields of obj.
+func (r *resource) fieldsOf(obj map[string]any) api.Fields {
+	meta := mapAt(obj, "metadata")
+	f := api.Fields{"metadata.name": stringAt(meta, "name")}
+	if r.Namespaced {
+		f["metadata.namespace"] = stringAt(meta, "namespace")
+	}
+	for _, path := range r.Fields {
+		f[path] = scalarString(valueAt(obj, strings.Split(path, ".")...))
+	}
+	return f
+}
+
+// lookupResource finds the resource served at group/version/name.
+func lookupResource(group, version, name string) *resource {
+	for _, r := range registry {
+		if r.Group == group && r.Version == version && r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// groupVersions lists the group/versions the registry serves, in order.
+func groupVersions() []string {
+	var gvs []string
+	seen := map[string]bool{}
+	for _, r := range registry {
+		if gv := r.GroupVersion(); !seen[gv] {
+			seen[gv] = true
+			gvs = append(gvs, gv)
+		}
+	}
+	return gvs
+}

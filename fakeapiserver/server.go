@@ -1,0 +1,170 @@
+package fakeapiserver
+
+import (
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/internal/clock"
+)
+
+// Options configure a Server. The zero value is a server with the real
+// server's defaults.
+type Options struct {
+	// History is how many events the server keeps for watches to resume
+	// from and paged lists to read; a resourceVersion older than the kept
+	// history answers 410 Expired. Default 1000.
+	History int
+	// BookmarkInterval is how often a watch that asked for bookmarks gets
+	// one (only when the server has moved past what the watch last saw).
+	// Default one minute, as the real server; negative disables them.
+	BookmarkInterval time.Duration
+	// WatchBuffer is how many events may wait for a slow watcher before the
+	// server closes its stream. Default 100.
+	WatchBuffer int
+	// TooLargeResourceVersionWait is how long a list or get at a
+	// resourceVersion the server has not reached yet waits before answering
+	// 504. Default 3 s, as the real server.
+	TooLargeResourceVersionWait time.Duration
+	// Token, if set, must come with every request as
+	// "Authorization: Bearer <token>" (health checks and /version excepted).
+	Token string
+	// Clock drives timestamps, watch timeouts, bookmarks and waits. Default
+	// the real clock; tests pass a clock.FakeClock.
+	Clock clock.Clock
+	// Logger, if set, gets one line per request.
+	Logger *slog.Logger
+}
+
+const maxBodyBytes = 3 << 20 // the real server's limit for a request body
+
+// Server is an in-memory kube-apiserver. It is an http.Handler: serve it with
+// httptest.NewServer in tests or http.ListenAndServe in a program. Its Go
+// methods (Create, Update, Delete, ... and the fault injections) act on the
+// same store as HTTP requests do.
+type Server struct {
+	opts   Options
+	clock  clock.Clock
+	store  *store
+	faults faults
+
+	closeOnce sync.Once
+	closed    chan struct{}
+
+	countMu  sync.Mutex
+	requests map[string]int // "verb resource" -> count
+}
+
+// New returns a server holding the namespaces default, kube-system and
+// kube-public, as a new cluster does.
+func New(opts Options) *Server {
+	if opts.History <= 0 {
+		opts.History = 1000
+	}
+	if opts.BookmarkInterval == 0 {
+		opts.BookmarkInterval = time.Minute
+	}
+	if opts.WatchBuffer <= 0 {
+		opts.WatchBuffer = 100
+	}
+	if opts.TooLargeResourceVersionWait <= 0 {
+		opts.TooLargeResourceVersionWait = 3 * time.Second
+	}
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	s := &Server{
+		opts:     opts,
+		clock:    opts.Clock,
+		store:    newStore(opts.History),
+		closed:   make(chan struct{}),
+		requests: map[string]int{},
+	}
+	for _, ns := range []string{api.NamespaceDefault, api.NamespaceSystem, api.NamespacePublic} {
+		if _, err := s.Create(&api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}}); err != nil {
+			panic(fmt.Sprintf("fakeapiserver: creating namespace %s: %v", ns, err))
+		}
+	}
+	return s
+}
+
+// Close ends every open watch and makes the server answer 503 from then on.
+// It is safe to call more than once.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		close(s.closed)
+		s.CloseWatches()
+	})
+}
+
+func (s *Server) isClosed() bool {
+	select {
+	case <-s.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// ResourceVersion is the server's current resourceVersion: that of the
+// latest write.
+func (s *Server) ResourceVersion() string {
+	s.store.mu.RLock()
+	defer s.store.mu.RUnlock()
+	return fmt.Sprint(s.store.rv)
+}
+
+// RequestCount reports how many requests with this verb ("list", "watch",
+// "get", "create", "update", "patch", "delete", "deletecollection") reached
+// the resource ("pods"), counting injected failures.
+func (s *Server) RequestCount(verb, resource string) int {
+	s.countMu.Lock()
+	defer s.countMu.Unlock()
+	return s.requests[verb+" "+resource]
+}
+
+func (s *Server) countRequest(verb, resource string) {
+	s.countMu.Lock()
+	s.requests[verb+" "+resource]++
+	s.countMu.Unlock()
+}
+
+// OpenWatches reports how many watches of the resource are open now.
+func (s *Server) OpenWatches(resource string) int {
+	s.store.mu.RLock()
+	defer s.store.mu.RUnlock()
+	for r, ws := range s.store.watchers {
+		if r.Name == resource {
+			return len(ws)
+		}
+	}
+	return 0
+}
+
+func (s *Server) now() string {
+	return s.clock.Now().UTC().Format(time.RFC3339)
+}
+
+// newUID returns a random RFC 4122 version 4 UUID, as the real server uses.
+func newUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// generateNameSuffix is what the real server appends to generateName: five
+// characters from an alphabet without vowels (so no words) or look-alikes.
+func generateNameSuffix() string {
+	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+	var b [5]byte
+	_, _ = rand.Read(b[:])
+	for i := range b {
+		b[i] = alphabet[int(b[i])%len(alphabet)]
+	}
+	return string(b[:])
+}

@@ -1,0 +1,241 @@
+package fakeapiserver
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// store is the server's etcd: every object of every resource, one global
+// resourceVersion counter, and a bounded history of changes.
+//
+// # resourceVersion
+//
+// Like etcd's revision, rv counts every write to any object of any resource.
+// Each write takes the next value and stamps it into the object's
+// metadata.resourceVersion; a list is stamped with the value current when it
+// was read. Clients only ever hand these numbers back.
+//
+// # History and compaction
+//
+// Every write is also appended to history, which keeps the last
+// historyLimit events. That is what lets a watch resume from an old
+// resourceVersion (replay every event after it) and a paged list read the
+// same snapshot across pages (undo, from the current state, every event
+// after the snapshot's version). An event that falls off the front moves
+// compacted forward; a watch, exact list or continue token older than
+// compacted is answered 410 Expired, as the real server answers once its
+// watch cache or etcd has compacted the version away.
+//
+// # Locking
+//
+// One mutex guards everything. Writers hold it while they commit and while
+// they hand the event to every open watcher (a non-blocking channel send per
+// watcher), so every watcher sees every event in resourceVersion order.
+type store struct {
+	mu        sync.RWMutex
+	rv        uint64
+	objects   map[*resource]map[string]*record
+	history   ring
+	compacted uint64 // every event with rv > compacted is still in history
+	watchers  map[*resource]map[*watcher]struct{}
+	rvChanged chan struct{} // closed and replaced on every commit
+	dropEvent func(Event) bool
+}
+
+// record is one stored version of one object. A record is never changed
+// after it is made: a write makes a new record, so readers and watchers can
+// hold on to old ones without locks.
+type record struct {
+	res    *resource
+	key    string // "namespace/name", or "name" for a cluster-scoped object
+	ns     string
+	name   string
+	rv     uint64
+	obj    map[string]any // the whole object as the client sent it, plus server-set fields
+	raw    []byte         // obj encoded once, served to every reader
+	labels map[string]string
+	fields api.Fields
+}
+
+// event is one change in history.
+type event struct {
+	typ  api.EventType // Added, Modified or Deleted
+	rv   uint64
+	res  *resource
+	obj  *record // the state after; for Deleted the last state, stamped with the deletion's rv
+	prev *record // the state before; nil for Added
+}
+
+func newStore(historyLimit int) *store {
+	s := &store{
+		objects:   map[*resource]map[string]*record{},
+		watchers:  map[*resource]map[*watcher]struct{}{},
+		rvChanged: make(chan struct{}),
+		history:   ring{buf: make([]*event, historyLimit)},
+	}
+	for _, r := range registry {
+		s.objects[r] = map[string]*record{}
+		s.watchers[r] = map[*watcher]struct{}{}
+	}
+	return s
+}
+
+func objectKey(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+// newRecord stamps obj with rv and indexes it. It takes ownership of obj.
+func newRecord(r *resource, obj map[string]any, rv uint64) *record {
+	meta := ensureMap(obj, "metadata")
+	meta["resourceVersion"] = strconv.FormatUint(rv, 10)
+	ns, name := stringAt(meta, "namespace"), stringAt(meta, "name")
+	return &record{
+		res:    r,
+		key:    objectKey(ns, name),
+		ns:     ns,
+		name:   name,
+		rv:     rv,
+		obj:    obj,
+		raw:    encodeObject(obj),
+		labels: stringMap(meta["labels"]),
+		fields: r.fieldsOf(obj),
+	}
+}
+
+// withRV returns a copy of rec stamped with another resourceVersion: the
+// object a DELETED event carries.
+func (rec *record) withRV(rv uint64) *record {
+	return newRecord(rec.res, copyObject(rec.obj), rv)
+}
+
+// commitLocked records a change and hands it to the open watchers. The
+// caller holds s.mu for writing and has already set s.rv to ev.rv.
+func (s *store) commitLocked(ev *event) {
+	switch ev.typ {
+	case api.Deleted:
+		delete(s.objects[ev.res], ev.obj.key)
+	default:
+		s.objects[ev.res][ev.obj.key] = ev.obj
+	}
+	if evicted := s.history.push(ev); evicted != nil {
+		s.compacted = evicted.rv
+	}
+	if s.dropEvent == nil || !s.dropEvent(ev.public()) {
+		for w := range s.watchers[ev.res] {
+			w.deliverLocked(ev)
+		}
+	}
+	close(s.rvChanged)
+	s.rvChanged = make(chan struct{})
+}
+
+// nextRV hands out the next resourceVersion; the caller holds s.mu.
+func (s *store) nextRVLocked() uint64 {
+	s.rv++
+	return s.rv
+}
+
+// compactLocked forgets all history: every older resourceVersion now
+// answers 410.
+func (s *store) compactLocked() {
+	s.history.clear()
+	s.compacted = s.rv
+}
+
+// snapshotLocked returns the objects of r as they were at resourceVersion
+// at, by undoing every later event. The caller checks at >= s.compacted.
+func (s *store) snapshotLocked(r *resource, at uint64) map[string]*record {
+	cur := s.objects[r]
+	snap := make(map[string]*record, len(cur))
+	for k, v := range cur {
+		snap[k] = v
+	}
+	s.history.eachNewestFirst(func(ev *event) bool {
+		if ev.rv <= at {
+			return false
+		}
+		if ev.res != r {
+			return true
+		}
+		if ev.typ == api.Added {
+			delete(snap, ev.obj.key)
+		} else {
+			snap[ev.prev.key] = ev.prev
+		}
+		return true
+	})
+	return snap
+}
+
+// sortedRecords returns the records of m in key order, the order the real
+// server lists in (etcd key order).
+func sortedRecords(m map[string]*record, ns string) []*record {
+	out := make([]*record, 0, len(m))
+	prefix := ns + "/"
+	for _, rec := range m {
+		if ns == "" || strings.HasPrefix(rec.key, prefix) {
+			out = append(out, rec)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].key < out[j].key })
+	return out
+}
+
+// ring is the bounded history: the last len(buf) events, oldest first.
+type ring struct {
+	buf   []*event
+	start int
+	n     int
+}
+
+// push appends ev and returns the event that fell off the front, if any.
+func (r *ring) push(ev *event) (evicted *event) {
+	if len(r.buf) == 0 {
+		return ev
+	}
+	if r.n < len(r.buf) {
+		r.buf[(r.start+r.n)%len(r.buf)] = ev
+		r.n++
+		return nil
+	}
+	evicted = r.buf[r.start]
+	r.buf[r.start] = ev
+	r.start = (r.start + 1) % len(r.buf)
+	return evicted
+}
+
+func (r *ring) at(i int) *event { return r.buf[(r.start+i)%len(r.buf)] }
+
+func (r *ring) clear() {
+	for i := range r.buf {
+		r.buf[i] = nil
+	}
+	r.start, r.n = 0, 0
+}
+
+// eachNewestFirst calls fn for events from newest to oldest until fn
+// returns false.
+func (r *ring) eachNewestFirst(fn func(*event) bool) {
+	for i := r.n - 1; i >= 0; i-- {
+		if !fn(r.at(i)) {
+			return
+		}
+	}
+}
+
+// since returns the events with rv > after, oldest first.
+func (r *ring) since(after uint64) []*event {
+	i := sort.Search(r.n, func(i int) bool { return r.at(i).rv > after })
+	out := make([]*event, 0, r.n-i)
+	for ; i < r.n; i++ {
+		out = append(out, r.at(i))
+	}
+	return out
+}

@@ -1,0 +1,345 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// Watch.
+//
+// A watch is a chunked HTTP/1.1 response that never ends on its own (until
+// timeoutSeconds): one JSON frame per line, each flushed as its own chunk,
+//
+//	{"type":"ADDED","object":{...}}
+//
+// What the stream starts with depends on resourceVersion:
+//
+//   - unset or "0": a synthetic ADDED for every object that exists now, then
+//     every change (article 004's curl without a version shows this);
+//   - "N": every change after N, replayed from history, then live changes;
+//     if N is older than the history, one ERROR frame with a 410 Expired
+//     Status (HTTP 200, as the real watch cache answers), then the end;
+//   - with sendInitialEvents=true (a "streaming list", what client-go 1.35+
+//     opens first): ADDED for the current state (not older than N), then a
+//     BOOKMARK annotated k8s.io/initial-events-end, then changes.
+//
+// A watch filtered by a selector sees an object that stops matching as
+// DELETED and one that starts matching as ADDED.
+//
+// Events reach a watch through a buffered channel filled by the writer
+// while it holds the store's lock; a watcher that lets the buffer fill is
+// cut off (its stream ends; the client resumes from the last version it
+// saw), so a slow reader cannot make the server's memory grow without
+// bound.
+
+type watcher struct {
+	res     *resource
+	ns      string
+	name    string // a watch of one object (/pods/{name}?watch=true)
+	opts    listOptions
+	after   uint64 // deliver only events with rv > after
+	ch      chan watchItem
+	stop    chan struct{} // closed when the server ends this watch
+	stopped bool          // guarded by the store's lock
+}
+
+// watchItem is one frame to send: an event, or (fault injection) garbage.
+type watchItem struct {
+	typ     api.EventType
+	rec     *record
+	garbage []byte
+}
+
+func (w *watcher) matches(rec *record) bool {
+	if (w.ns != "" && rec.ns != w.ns) || (w.name != "" && rec.name != w.name) {
+		return false
+	}
+	return w.opts.matches(rec)
+}
+
+// itemFor turns a change into what this watcher sees of it, if anything.
+func (w *watcher) itemFor(ev *event) (watchItem, bool) {
+	if ev.rv <= w.after {
+		return watchItem{}, false
+	}
+	oldMatch := ev.prev != nil && w.matches(ev.prev)
+	if ev.typ == api.Deleted {
+		return watchItem{typ: api.Deleted, rec: ev.obj}, oldMatch
+	}
+	newMatch := w.matches(ev.obj)
+	switch {
+	case newMatch && oldMatch:
+		return watchItem{typ: api.Modified, rec: ev.obj}, true
+	case newMatch:
+		return watchItem{typ: api.Added, rec: ev.obj}, true
+	case oldMatch:
+		// It stopped matching: for this watcher it is gone. Like the real
+		// watch cache, send its last matching state at the new version.
+		return watchItem{typ: api.Deleted, rec: ev.prev.withRV(ev.rv)}, true
+	}
+	return watchItem{}, false
+}
+
+// deliverLocked hands a committed event to the watcher without blocking.
+func (w *watcher) deliverLocked(ev *event) {
+	if w.stopped {
+		return
+	}
+	if it, ok := w.itemFor(ev); ok {
+		w.sendLocked(it)
+	}
+}
+
+func (w *watcher) sendLocked(it watchItem) {
+	select {
+	case w.ch <- it:
+	default:
+		w.stopLocked() // too slow: cut it off
+	}
+}
+
+func (w *watcher) stopLocked() {
+	if !w.stopped {
+		w.stopped = true
+		close(w.stop)
+	}
+}
+
+func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *request) {
+	out, st := negotiate(req)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	opts, st := parseListOptions(req.URL.Query(), rq.res, true)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	sendInitial := opts.sendInitialEvents != nil && *opts.sendInitialEvents
+	if sendInitial && opts.resourceVersion != "" && opts.resourceVersion != "0" {
+		rv, _ := strconv.ParseUint(opts.resourceVersion, 10, 64)
+		if st := s.waitForResourceVersion(req.Context(), rv); st != nil {
+			s.writeStatus(w, req, st)
+			return
+		}
+	}
+
+	wt, initial, startRV, endRV, expired := s.startWatch(rq, opts, sendInitial)
+	sw := &streamWriter{w: w, rc: http.NewResponseController(w), out: out, res: rq.res, server: s}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	w.WriteHeader(http.StatusOK)
+	if err := sw.rc.Flush(); err != nil {
+		s.stopWatch(wt)
+		return
+	}
+	if expired != nil {
+		sw.writeError(expired)
+		return
+	}
+	defer s.stopWatch(wt)
+
+	sw.lastRV = startRV
+	for _, it := range initial {
+		if !sw.write(it) {
+			return
+		}
+	}
+	if sendInitial && opts.allowBookmarks {
+		if !sw.writeBookmark(endRV, true) {
+			return
+		}
+	}
+	s.streamEvents(req, sw, wt, opts)
+}
+
+// startWatch registers a watcher and collects what the stream starts with,
+// all under one lock so no change falls between the two.
+//
+// startRV is the version the client already has (what bookmarks must beat);
+// endRV is the version of the state the initial events show.
+func (s *Server) startWatch(rq *request, opts listOptions, sendInitial bool) (wt *watcher, initial []watchItem, startRV, endRV uint64, expired *api.Status) {
+	st := s.store
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	wt = &watcher{res: rq.res, ns: rq.ns, name: rq.name, opts: opts, ch: make(chan watchItem, s.opts.WatchBuffer), stop: make(chan struct{})}
+	rv, _ := strconv.ParseUint(opts.resourceVersion, 10, 64)
+	switch {
+	case sendInitial || rv == 0:
+		for _, rec := range sortedRecords(st.objects[rq.res], rq.ns) {
+			if wt.matches(rec) {
+				initial = append(initial, watchItem{typ: api.Added, rec: rec})
+			}
+		}
+		wt.after = st.rv
+		startRV = st.rv
+	case rv < st.compacted:
+		return wt, nil, 0, 0, errExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, st.compacted+1))
+	default:
+		wt.after = rv
+		for _, ev := range st.history.since(rv) {
+			if ev.res == rq.res {
+				if it, ok := wt.itemFor(ev); ok {
+					initial = append(initial, it)
+				}
+			}
+		}
+		wt.after = max(rv, st.rv)
+		startRV = rv
+	}
+	st.watchers[rq.res][wt] = struct{}{}
+	return wt, initial, startRV, st.rv, nil
+}
+
+func (s *Server) stopWatch(wt *watcher) {
+	s.store.mu.Lock()
+	defer s.store.mu.Unlock()
+	wt.stopLocked()
+	delete(s.store.watchers[wt.res], wt)
+}
+
+// streamEvents sends live events until the client goes, the timeout ends the
+// watch, or the server stops it.
+func (s *Server) streamEvents(req *http.Request, sw *streamWriter, wt *watcher, opts listOptions) {
+	timeout := time.Duration(opts.timeoutSeconds) * time.Second
+	if timeout == 0 {
+		// The real server picks 30-60 minutes when the client does not say.
+		timeout = 30*time.Minute + rand.N(30*time.Minute)
+	}
+	timer := s.clock.NewTimer(timeout)
+	defer timer.Stop()
+	var bookmarks <-chan time.Time
+	if opts.allowBookmarks && s.opts.BookmarkInterval > 0 {
+		t := s.clock.NewTicker(s.opts.BookmarkInterval)
+		defer t.Stop()
+		bookmarks = t.C()
+	}
+	for {
+		select {
+		case it := <-wt.ch:
+			if !s.delay(req) || !sw.write(it) {
+				return
+			}
+		case <-wt.stop:
+			// Stopped by the server: send what is already queued, then end.
+			for {
+				select {
+				case it := <-wt.ch:
+					if !sw.write(it) {
+						return
+					}
+				default:
+					return
+				}
+			}
+		case <-bookmarks:
+			if !s.bookmark(sw, wt) {
+				return
+			}
+		case <-timer.C():
+			if opts.allowBookmarks {
+				s.bookmark(sw, wt)
+			}
+			return
+		case <-req.Context().Done():
+			return
+		}
+	}
+}
+
+// bookmark sends a BOOKMARK carrying the server's current version, if that
+// is newer than what the watch has sent. Every event up to that version
+// was queued before the version was read, so those are sent first; that is
+// what makes resuming from a bookmark's version lose nothing.
+func (s *Server) bookmark(sw *streamWriter, wt *watcher) bool {
+	s.store.mu.RLock()
+	rv, queued := s.store.rv, len(wt.ch)
+	s.store.mu.RUnlock()
+	for range queued {
+		if !sw.write(<-wt.ch) {
+			return false
+		}
+	}
+	if rv <= sw.lastRV {
+		return true
+	}
+	return sw.writeBookmark(rv, false)
+}
+
+// delay applies the injected watch delay, if any.
+func (s *Server) delay(req *http.Request) bool {
+	d := s.faults.watchDelay()
+	if d <= 0 {
+		return true
+	}
+	select {
+	case <-s.clock.After(d):
+		return true
+	case <-req.Context().Done():
+		return false
+	}
+}
+
+// streamWriter writes frames, one flushed chunk each.
+type streamWriter struct {
+	w      http.ResponseWriter
+	rc     *http.ResponseController
+	out    output
+	res    *resource
+	server *Server
+	lastRV uint64
+	buf    bytes.Buffer
+}
+
+func (sw *streamWriter) write(it watchItem) bool {
+	sw.buf.Reset()
+	if it.garbage != nil {
+		sw.buf.Write(it.garbage)
+	} else {
+		sw.buf.WriteString(`{"type":"`)
+		sw.buf.WriteString(string(it.typ))
+		sw.buf.WriteString(`","object":`)
+		sw.buf.Write(sw.server.renderObject(sw.res, sw.out, it.rec))
+		sw.buf.WriteString("}\n")
+		sw.lastRV = max(sw.lastRV, it.rec.rv)
+	}
+	return sw.flush()
+}
+
+func (sw *streamWriter) writeBookmark(rv uint64, initialEventsEnd bool) bool {
+	meta := map[string]any{"resourceVersion": strconv.FormatUint(rv, 10)}
+	if initialEventsEnd {
+		meta["annotations"] = map[string]any{api.InitialEventsAnnotationKey: "true"}
+	}
+	obj := map[string]any{"kind": sw.res.Kind, "apiVersion": sw.res.GroupVersion(), "metadata": meta}
+	sw.buf.Reset()
+	sw.buf.WriteString(`{"type":"BOOKMARK","object":`)
+	sw.buf.Write(encodeObject(obj))
+	sw.buf.WriteString("}\n")
+	sw.lastRV = max(sw.lastRV, rv)
+	return sw.flush()
+}
+
+func (sw *streamWriter) writeError(st *api.Status) {
+	sw.buf.Reset()
+	sw.buf.WriteString(`{"type":"ERROR","object":`)
+	b, _ := json.Marshal(st)
+	sw.buf.Write(b)
+	sw.buf.WriteString("}\n")
+	sw.flush()
+}
+
+func (sw *streamWriter) flush() bool {
+	if _, err := sw.w.Write(sw.buf.Bytes()); err != nil {
+		return false
+	}
+	return sw.rc.Flush() == nil
+}

@@ -1,0 +1,242 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"strconv"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// HTTP handlers of the write verbs. They parse and check the request, then
+// call the operations in ops.go.
+
+// writeParams are the query parameters every write accepts.
+func writeParams(req *http.Request) (dryRun bool, st *api.Status) {
+	q := req.URL.Query()
+	for _, v := range q["dryRun"] {
+		if v != "All" {
+			return false, errBadRequest("dryRun: Unsupported value: %q: supported values: \"All\"", v)
+		}
+		dryRun = true
+	}
+	switch v := q.Get("fieldValidation"); v {
+	case "", "Ignore", "Warn", "Strict":
+	default:
+		return false, errBadRequest("fieldValidation: Unsupported value: %q: supported values: \"Ignore\", \"Warn\", \"Strict\"", v)
+	}
+	return dryRun, nil
+}
+
+func (s *Server) serveCreateOrUpdate(w http.ResponseWriter, req *http.Request, rq *request) {
+	out, st := negotiate(req)
+	if st == nil {
+		st = checkContentType(req)
+	}
+	dryRun, pst := writeParams(req)
+	if st == nil {
+		st = pst
+	}
+	var body []byte
+	if st == nil {
+		body, st = readBody(w, req)
+	}
+	var obj map[string]any
+	if st == nil {
+		var err error
+		if obj, err = decodeObject(body); err != nil {
+			st = errBadRequest("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)",
+				rq.res.Kind, err, truncate(body, 40))
+		}
+	}
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	var rec *record
+	code := http.StatusOK
+	if rq.verb == "create" {
+		rec, st = s.create(rq.res, rq.ns, obj, dryRun)
+		code = http.StatusCreated
+	} else {
+		rec, st = s.update(rq.res, rq.ns, rq.name, rq.sub, obj, dryRun)
+	}
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	s.writeJSON(w, req, code, s.renderObject(rq.res, out, rec))
+}
+
+func truncate(b []byte, n int) string {
+	if len(b) <= n {
+		return string(b)
+	}
+	return string(b[:n]) + "..."
+}
+
+func (s *Server) servePatch(w http.ResponseWriter, req *http.Request, rq *request) {
+	out, st := negotiate(req)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	ct := req.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	pt := PatchType(mt)
+	switch pt {
+	case JSONPatchType, MergePatchType, StrategicMergePatchType:
+	case ApplyPatchType:
+		s.writeStatus(w, req, errUnsupportedMediaType(ct, patchTypes))
+		return
+	default:
+		s.writeStatus(w, req, errUnsupportedMediaType(ct, patchTypes))
+		return
+	}
+	dryRun, st := writeParams(req)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	body, st := readBody(w, req)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	rec, st := s.patchObject(rq.res, rq.ns, rq.name, rq.sub, pt, body, dryRun)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	s.writeJSON(w, req, http.StatusOK, s.renderObject(rq.res, out, rec))
+}
+
+// deleteOptionsBody is the DeleteOptions a DELETE may carry as its body.
+type deleteOptionsBody struct {
+	Kind               string   `json:"kind"`
+	APIVersion         string   `json:"apiVersion"`
+	GracePeriodSeconds *int64   `json:"gracePeriodSeconds"`
+	PropagationPolicy  *string  `json:"propagationPolicy"`
+	OrphanDependents   *bool    `json:"orphanDependents"`
+	DryRun             []string `json:"dryRun"`
+	Preconditions      *struct {
+		UID             *string `json:"uid"`
+		ResourceVersion *string `json:"resourceVersion"`
+	} `json:"preconditions"`
+}
+
+func parseDeleteOptions(w http.ResponseWriter, req *http.Request) (deleteOptions, *api.Status) {
+	var opts deleteOptions
+	dryRun, st := writeParams(req)
+	if st != nil {
+		return opts, st
+	}
+	opts.dryRun = dryRun
+	q := req.URL.Query()
+	if v := q.Get("gracePeriodSeconds"); v != "" {
+		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
+			return opts, errBadRequest("invalid gracePeriodSeconds %q", v)
+		}
+	}
+	switch v := q.Get("propagationPolicy"); v {
+	case "", "Orphan", "Background", "Foreground":
+	default:
+		return opts, errBadRequest("propagationPolicy: Unsupported value: %q", v)
+	}
+	body, st := readBody(w, req)
+	if st != nil {
+		return opts, st
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return opts, nil
+	}
+	var b deleteOptionsBody
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&b); err != nil {
+		return opts, errBadRequest("the body of the request is not valid DeleteOptions: %v", err)
+	}
+	if b.Preconditions != nil {
+		if b.Preconditions.UID != nil {
+			opts.preconditionUID = *b.Preconditions.UID
+		}
+		if b.Preconditions.ResourceVersion != nil {
+			opts.preconditionRV = *b.Preconditions.ResourceVersion
+		}
+	}
+	for _, v := range b.DryRun {
+		if v != "All" {
+			return opts, errBadRequest("dryRun: Unsupported value: %q: supported values: \"All\"", v)
+		}
+		opts.dryRun = true
+	}
+	return opts, nil
+}
+
+func (s *Server) serveDelete(w http.ResponseWriter, req *http.Request, rq *request) {
+	out, st := negotiate(req)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	opts, st := parseDeleteOptions(w, req)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	rec, st := s.deleteObject(rq.res, rq.ns, rq.name, opts)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	s.writeJSON(w, req, http.StatusOK, s.renderObject(rq.res, out, rec))
+}
+
+// serveDeleteCollection deletes every object the selectors match and
+// answers the list of what it deleted.
+func (s *Server) serveDeleteCollection(w http.ResponseWriter, req *http.Request, rq *request) {
+	opts, st := parseListOptions(req.URL.Query(), rq.res, false)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	delOpts, st := parseDeleteOptions(w, req)
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	s.store.mu.RLock()
+	var names []string
+	for _, rec := range sortedRecords(s.store.objects[rq.res], rq.ns) {
+		if opts.matches(rec) {
+			names = append(names, rec.name)
+		}
+	}
+	s.store.mu.RUnlock()
+	var deleted []*record
+	for _, name := range names {
+		if rq.res == namespacesResource() && isProtectedNamespace(name) {
+			continue
+		}
+		rec, st := s.deleteObject(rq.res, rq.ns, name, delOpts)
+		if st != nil && st.Code != http.StatusNotFound {
+			s.writeStatus(w, req, st)
+			return
+		}
+		if rec != nil {
+			deleted = append(deleted, rec)
+		}
+	}
+	meta := api.ListMeta{ResourceVersion: s.ResourceVersion()}
+	s.writeJSON(w, req, http.StatusOK, s.renderList(rq.res, outputJSON, meta, deleted))
+}
+
+func isProtectedNamespace(name string) bool {
+	for _, p := range protectedNamespaces {
+		if p == name {
+			return true
+		}
+	}
+	return false
+}
