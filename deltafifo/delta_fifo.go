@@ -1,0 +1,400 @@
+package deltafifo
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/indexer"
+)
+
+// Options configures a DeltaFIFO. Every field may be left zero.
+type Options struct {
+	// KeyFunction keys objects; MetaNamespaceKeyFunc if nil. Tombstones
+	// and Deltas are keyed by KeyOf before it is consulted.
+	KeyFunction indexer.KeyFunc
+	// KnownObjects is the informer's cache. With it, Delete of a key the
+	// cache has is queued, Replace emits tombstones for cached keys the
+	// list no longer has, and Resync has something to replay. Without it,
+	// only what is in the queue is known.
+	KnownObjects KeyListerGetter
+	// EmitDeltaTypeReplaced makes Replace emit Replaced deltas instead of
+	// Sync, so a relist can be told from a resync. Informers set it.
+	EmitDeltaTypeReplaced bool
+	// Transformer, if set, rewrites each object arriving from the server
+	// before it is queued.
+	Transformer TransformFunc
+}
+
+// DeltaFIFO is the queue between the Reflector and the informer, as the
+// articles describe it: a FIFO of keys, each key holding every delta that
+// arrived for it since it was last popped. See the package doc for the story.
+//
+// Invariants, all under lock:
+//   - a key is in queue exactly when it is in items, and at most once;
+//   - items[key] is never empty;
+//   - initialPopulationCount counts the pops still needed before the items
+//     of the first Replace are all out (HasSynced).
+type DeltaFIFO struct {
+	lock sync.RWMutex
+	cond sync.Cond // signalled when a key is queued or the FIFO closes
+
+	items map[string]Deltas
+	queue []string // keys in the order they were first queued
+
+	populated              bool // a Replace or an Add/Update/Delete has happened
+	initialPopulationCount int
+
+	keyFunc               indexer.KeyFunc
+	knownObjects          KeyListerGetter
+	emitDeltaTypeReplaced bool
+	transformer           TransformFunc
+
+	closed bool
+}
+
+var _ Queue = (*DeltaFIFO)(nil)
+
+// NewDeltaFIFO returns an empty DeltaFIFO.
+func NewDeltaFIFO(opts Options) *DeltaFIFO {
+	if opts.KeyFunction == nil {
+		opts.KeyFunction = indexer.MetaNamespaceKeyFunc
+	}
+	f := &DeltaFIFO{
+		items:                 map[string]Deltas{},
+		keyFunc:               opts.KeyFunction,
+		knownObjects:          opts.KnownObjects,
+		emitDeltaTypeReplaced: opts.EmitDeltaTypeReplaced,
+		transformer:           opts.Transformer,
+	}
+	f.cond.L = &f.lock
+	return f
+}
+
+// KeyOf returns the key of obj: of its newest object if obj is a Deltas, the
+// Key of a DeletedFinalStateUnknown, otherwise what the key function says.
+func (f *DeltaFIFO) KeyOf(obj any) (string, error) { return keyOf(f.keyFunc, obj) }
+
+// Add queues an Added delta for obj.
+func (f *DeltaFIFO) Add(obj api.Object) error {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	obj, err := f.admitLocked(obj)
+	if err != nil {
+		return err
+	}
+	f.populated = true
+	return f.queueActionLocked(Added, obj)
+}
+
+// Update queues an Updated delta for obj.
+func (f *DeltaFIFO) Update(obj api.Object) error {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	obj, err := f.admitLocked(obj)
+	if err != nil {
+		return err
+	}
+	f.populated = true
+	return f.queueActionLocked(Updated, obj)
+}
+
+// Delete queues a Deleted delta for obj, unless its key is neither queued nor
+// known to the cache: then the object was already deleted (by a relist's
+// tombstone, typically) and there is nobody left to tell.
+func (f *DeltaFIFO) Delete(obj api.Object) error {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	obj, err := f.admitLocked(obj)
+	if err != nil {
+		return err
+	}
+	id, err := f.KeyOf(obj)
+	if err != nil {
+		return err
+	}
+	f.populated = true
+	if !f.queuedOrKnownLocked(id) {
+		return nil
+	}
+	return f.queueActionLocked(Deleted, obj)
+}
+
+// queuedOrKnownLocked reports whether id has queued deltas or is in the
+// known objects. A failed lookup counts as known: better a Delete too many.
+func (f *DeltaFIFO) queuedOrKnownLocked(id string) bool {
+	if _, queued := f.items[id]; queued {
+		return true
+	}
+	if f.knownObjects == nil {
+		return false
+	}
+	_, exists, err := f.knownObjects.GetByKey(id)
+	return exists || err != nil
+}
+
+// admitLocked checks that obj may be queued and runs the transformer on it.
+func (f *DeltaFIFO) admitLocked(obj api.Object) (api.Object, error) {
+	if f.closed {
+		return nil, ErrFIFOClosed
+	}
+	if isNil(obj) {
+		return nil, errNilObject
+	}
+	return transform(f.transformer, obj)
+}
+
+// queueActionLocked appends a delta to its key's Deltas, queueing the key if
+// it was not queued, and collapses a repeated deletion (dedupDeltas).
+func (f *DeltaFIFO) queueActionLocked(actionType DeltaType, obj any) error {
+	id, err := f.KeyOf(obj)
+	if err != nil {
+		return err
+	}
+	oldDeltas, queued := f.items[id]
+	f.items[id] = dedupDeltas(append(oldDeltas, Delta{Type: actionType, Object: obj}))
+	if !queued {
+		f.queue = append(f.queue, id)
+	}
+	f.cond.Broadcast()
+	return nil
+}
+
+// Replace is what the Reflector calls with the result of a list (via
+// syncWith): the list is the whole truth as of resourceVersion. It queues
+//
+//  1. a Replaced delta (Sync without EmitDeltaTypeReplaced) for every listed
+//     object, even one whose newest queued delta is Deleted: the object was
+//     deleted and has come back (kubernetes#83810);
+//  2. a Deleted delta with a DeletedFinalStateUnknown for every queued key
+//     the list lacks, holding the newest queued object: the deletion
+//     happened while the watch was down. Keys only in the queue, not yet in
+//     the cache, need this too, or they would never be deleted
+//     (kubernetes#115620);
+//  3. the same for every key the known objects have, the list lacks, and
+//     the queue does not hold, holding the cached object.
+//
+// The first Replace marks the queue populated: HasSynced turns true once
+// everything it queued has been popped. resourceVersion is not used.
+func (f *DeltaFIFO) Replace(list []api.Object, _ string) error {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	if f.closed {
+		return ErrFIFOClosed
+	}
+
+	// Admit and key every item before queueing any, so a bad item fails
+	// the Replace without half of it queued.
+	objs := make([]api.Object, len(list))
+	keys := make(map[string]struct{}, len(list))
+	for i, item := range list {
+		obj, err := f.admitLocked(item)
+		if err != nil {
+			return fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
+		}
+		key, err := f.KeyOf(obj)
+		if err != nil {
+			return fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
+		}
+		objs[i] = obj
+		keys[key] = struct{}{}
+	}
+
+	action := Sync
+	if f.emitDeltaTypeReplaced {
+		action = Replaced
+	}
+	for _, obj := range objs {
+		if err := f.queueActionLocked(action, obj); err != nil {
+			return err
+		}
+	}
+
+	for _, k := range f.queue { // queued keys the list lacks
+		if _, listed := keys[k]; listed {
+			continue
+		}
+		if err := f.queueActionLocked(Deleted, DeletedFinalStateUnknown{Key: k, Obj: newestObject(f.items[k])}); err != nil {
+			return err
+		}
+	}
+
+	if f.knownObjects != nil { // cached keys the list lacks and the queue does not hold
+		for _, k := range f.knownObjects.ListKeys() {
+			if _, listed := keys[k]; listed {
+				continue
+			}
+			if _, queued := f.items[k]; queued {
+				continue
+			}
+			obj, exists, err := f.knownObjects.GetByKey(k)
+			if err != nil || !exists {
+				obj = nil // the cache lost it in between: a tombstone without a final state
+			}
+			if err := f.queueActionLocked(Deleted, DeletedFinalStateUnknown{Key: k, Obj: obj}); err != nil {
+				return err
+			}
+		}
+	}
+
+	if !f.populated {
+		// Nothing but this Replace has queued anything (Add, Update and
+		// Delete set populated), so the queue now holds the initial list.
+		f.populated = true
+		f.initialPopulationCount = len(f.queue)
+	}
+	return nil
+}
+
+// Resync queues a Sync delta with the cached object for every key the known
+// objects hold, except keys that already have deltas queued: a Sync carrying
+// the cached (older) state behind a pending Update or Deleted would replay
+// stale state, or resurrect a deleted object. It does nothing without known
+// objects. Article: "Kubernetes 源码阅读 - Informer", on Resync: the cache is
+// replayed into the queue so handlers see every object again.
+func (f *DeltaFIFO) Resync() error {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	if f.closed {
+		return ErrFIFOClosed
+	}
+	if f.knownObjects == nil {
+		return nil
+	}
+	var errs []error
+	for _, k := range f.knownObjects.ListKeys() {
+		if err := f.syncKeyLocked(k); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (f *DeltaFIFO) syncKeyLocked(key string) error {
+	obj, exists, err := f.knownObjects.GetByKey(key)
+	if err != nil {
+		return fmt.Errorf("deltafifo: resync %q: %w", key, err)
+	}
+	if !exists || isNil(obj) {
+		return nil // gone from the cache since ListKeys: nothing to replay
+	}
+	// The cached object was transformed when it arrived: not again.
+	id, err := f.KeyOf(obj)
+	if err != nil {
+		return err
+	}
+	if len(f.items[id]) > 0 {
+		return nil
+	}
+	return f.queueActionLocked(Sync, obj)
+}
+
+// Pop waits until a key is queued (or the FIFO is closed and empty: then it
+// returns ErrFIFOClosed), removes the oldest key with all its Deltas, and
+// calls process with them while still holding the lock, so Replace, Resync
+// and Delete see the informer's cache as process leaves it. It returns the
+// Deltas and process's error.
+//
+// An item whose process fails is not requeued: older client-go could return
+// ErrRequeue to put it back, which made the informer go back in time (see
+// docs/deltafifo.md); it was removed in 1.33.
+func (f *DeltaFIFO) Pop(process PopProcessFunc) (Deltas, error) {
+	if process == nil {
+		return nil, errors.New("deltafifo: Pop needs a process function")
+	}
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	for len(f.queue) == 0 {
+		if f.closed {
+			return nil, ErrFIFOClosed
+		}
+		f.cond.Wait()
+	}
+	isInInitialList := !f.hasSyncedLocked()
+	id := f.queue[0]
+	f.queue[0] = "" // let the string be collected
+	f.queue = f.queue[1:]
+	if f.initialPopulationCount > 0 {
+		f.initialPopulationCount--
+	}
+	deltas := f.items[id]
+	delete(f.items, id)
+	return deltas, process(deltas, isInInitialList)
+}
+
+// HasSynced is true once the items of the first Replace have all been popped
+// (and processed), or if Add, Update or Delete were called before any
+// Replace.
+func (f *DeltaFIFO) HasSynced() bool {
+	f.lock.RLock()
+	defer f.lock.RUnlock()
+	return f.hasSyncedLocked()
+}
+
+func (f *DeltaFIFO) hasSyncedLocked() bool {
+	return f.populated && f.initialPopulationCount == 0
+}
+
+// Close makes every blocked and future Pop return once the queue is empty
+// (queued keys can still be popped), and every later write fail with
+// ErrFIFOClosed.
+func (f *DeltaFIFO) Close() {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	f.closed = true
+	f.cond.Broadcast()
+}
+
+// IsClosed reports whether Close has been called.
+func (f *DeltaFIFO) IsClosed() bool {
+	f.lock.RLock()
+	defer f.lock.RUnlock()
+	return f.closed
+}
+
+// Len returns the number of queued keys.
+func (f *DeltaFIFO) Len() int {
+	f.lock.RLock()
+	defer f.lock.RUnlock()
+	return len(f.queue)
+}
+
+// ListKeys returns the queued keys in queue order.
+func (f *DeltaFIFO) ListKeys() []string {
+	f.lock.RLock()
+	defer f.lock.RUnlock()
+	return append([]string(nil), f.queue...)
+}
+
+// List returns the newest object of every queued key, in queue order: an
+// api.Object or a DeletedFinalStateUnknown.
+func (f *DeltaFIFO) List() []any {
+	f.lock.RLock()
+	defer f.lock.RUnlock()
+	list := make([]any, 0, len(f.queue))
+	for _, k := range f.queue {
+		list = append(list, f.items[k].Newest().Object)
+	}
+	return list
+}
+
+// Get returns a copy of the Deltas queued under obj's key.
+func (f *DeltaFIFO) Get(obj any) (Deltas, bool, error) {
+	key, err := f.KeyOf(obj)
+	if err != nil {
+		return nil, false, err
+	}
+	return f.GetByKey(key)
+}
+
+// GetByKey returns a copy of the Deltas queued under key.
+func (f *DeltaFIFO) GetByKey(key string) (Deltas, bool, error) {
+	f.lock.RLock()
+	defer f.lock.RUnlock()
+	d, exists := f.items[key]
+	if !exists {
+		return nil, false, nil
+	}
+	return copyDeltas(d), true, nil
+}

@@ -1,0 +1,131 @@
+package deltafifo
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/indexer"
+)
+
+// cm returns a ConfigMap for key ("name" or "namespace/name") at
+// resourceVersion rv: small test objects whose printed form is just rv.
+func cm(key, rv string) *api.ConfigMap {
+	ns, name, _ := indexer.SplitMetaNamespaceKey(key)
+	return &api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: name, ResourceVersion: rv}}
+}
+
+// sortedKnown is an informer cache whose ListKeys is sorted, so that the
+// order in which Replace and Resync visit cached keys (and so the queue
+// order of tombstones and Sync deltas) is the same on every run.
+type sortedKnown struct{ indexer.Indexer }
+
+func (s sortedKnown) ListKeys() []string { return slices.Sorted(slices.Values(s.Indexer.ListKeys())) }
+
+func newKnown(objs ...api.Object) sortedKnown {
+	idx := indexer.NewIndexer(DeletionHandlingMetaNamespaceKeyFunc, nil)
+	for _, o := range objs {
+		if err := idx.Add(o); err != nil {
+			panic(err) // test setup with a bad object: a bug in the test
+		}
+	}
+	return sortedKnown{idx}
+}
+
+// applyDeltas does to the cache what the informer does with popped deltas:
+// oldest to newest, store every object and delete on Deleted (a tombstone's
+// last state, if it has one).
+func applyDeltas(known indexer.Indexer, deltas Deltas) error {
+	for _, d := range deltas {
+		switch obj := d.Object.(type) {
+		case DeletedFinalStateUnknown:
+			if obj.Obj != nil {
+				if err := known.Delete(obj.Obj); err != nil {
+					return err
+				}
+			}
+		case api.Object:
+			var err error
+			if d.Type == Deleted {
+				err = known.Delete(obj)
+			} else {
+				err = known.Update(obj)
+			}
+			if err != nil {
+				return err
+			}
+		default:
+			return fmt.Errorf("unexpected delta object %T", d.Object)
+		}
+	}
+	return nil
+}
+
+// formatObject prints an object as its resourceVersion, a tombstone as
+// tombstone(rv), or tombstone(nil) without a final state.
+func formatObject(obj any) string {
+	switch o := obj.(type) {
+	case DeletedFinalStateUnknown:
+		if o.Obj == nil {
+			return "tombstone(nil)"
+		}
+		return "tombstone(" + formatObject(o.Obj) + ")"
+	case api.Object:
+		if rv := o.GetResourceVersion(); rv != "" {
+			return rv
+		}
+		return "-"
+	}
+	return fmt.Sprintf("%T?", obj)
+}
+
+func formatDelta(d Delta) string { return string(d.Type) + " " + formatObject(d.Object) }
+
+// formatDeltas prints Deltas as {Added 1, Updated 2}.
+func formatDeltas(deltas Deltas) string {
+	parts := make([]string, len(deltas))
+	for i, d := range deltas {
+		parts[i] = formatDelta(d)
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+// formatDeltaFIFO prints the queue in order: key{deltas} key{deltas}.
+func formatDeltaFIFO(f *DeltaFIFO) string {
+	var parts []string
+	for _, key := range f.ListKeys() {
+		d, _, _ := f.GetByKey(key)
+		parts = append(parts, key+formatDeltas(d))
+	}
+	if len(parts) == 0 {
+		return "(empty)"
+	}
+	return strings.Join(parts, " ")
+}
+
+// formatRealFIFO prints every queued delta in order: key Type rv | ...
+func formatRealFIFO(f *RealFIFO) string {
+	var parts []string
+	for _, d := range f.Queued() {
+		key, _ := f.KeyOf(d.Object)
+		parts = append(parts, key+" "+formatDelta(d))
+	}
+	if len(parts) == 0 {
+		return "(empty)"
+	}
+	return strings.Join(parts, " | ")
+}
+
+// formatCache prints the cache sorted by key: key=rv ...
+func formatCache(known indexer.Indexer) string {
+	var parts []string
+	for _, key := range slices.Sorted(slices.Values(known.ListKeys())) {
+		obj, _, _ := known.GetByKey(key)
+		parts = append(parts, key+"="+formatObject(obj))
+	}
+	if len(parts) == 0 {
+		return "(empty)"
+	}
+	return strings.Join(parts, " ")
+}

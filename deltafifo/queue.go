@@ -1,0 +1,88 @@
+package deltafifo
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// Queue is what the Reflector writes to and the informer pops from. DeltaFIFO
+// and RealFIFO both implement it, so an informer can run on either.
+//
+// The writing half (Add, Update, Delete, Replace, Resync) is the Reflector's:
+// watch events become Add/Update/Delete, a list becomes Replace, the resync
+// timer calls Resync. The reading half is the informer's: Pop in a loop,
+// HasSynced for WaitForCacheSync, Close when its context ends.
+type Queue interface {
+	Add(obj api.Object) error
+	Update(obj api.Object) error
+	Delete(obj api.Object) error
+	Replace(list []api.Object, resourceVersion string) error
+	Resync() error
+	// Pop blocks until an item is queued or the queue is closed, removes
+	// the oldest item and calls process with it, under the queue's lock
+	// (so nothing else reaches the queue until process returns), then
+	// returns the item and process's error. Once the queue is closed and
+	// empty it returns ErrFIFOClosed. It takes no context: Close is what
+	// unblocks it.
+	Pop(process PopProcessFunc) (Deltas, error)
+	// HasSynced is true once the items of the first Replace have all been
+	// popped, or once Add, Update or Delete came before any Replace.
+	HasSynced() bool
+	// Close wakes every blocked Pop; later writes fail with ErrFIFOClosed.
+	Close()
+}
+
+// KeyListerGetter is what a queue needs of the informer's cache (its "known
+// objects"): the keys it holds and the object under a key. An
+// indexer.Indexer satisfies it.
+type KeyListerGetter interface {
+	ListKeys() []string
+	GetByKey(key string) (api.Object, bool, error)
+}
+
+// TransformFunc rewrites an object before it is queued, typically to drop
+// fields nothing reads (managedFields, big annotations) so the cache holds
+// less. It runs once for each object arriving from the server, under the
+// queue's lock; it is not run on tombstones or on the cached objects a
+// Resync replays, which were transformed when they arrived. Returning an
+// error makes the write fail. It must not return nil.
+type TransformFunc func(api.Object) (api.Object, error)
+
+// PopProcessFunc handles what Pop removed from the queue. isInInitialList is
+// true for the items of the first Replace (the initial list), popped before
+// the queue has synced.
+type PopProcessFunc func(deltas Deltas, isInInitialList bool) error
+
+// ErrFIFOClosed is returned by Pop once the queue is closed and empty, and by
+// writes to a closed queue.
+var ErrFIFOClosed = errors.New("deltafifo: queue is closed")
+
+// errNilObject is returned by writes given a nil object.
+var errNilObject = errors.New("deltafifo: nil object")
+
+// isNil reports whether obj is nil or a typed nil pointer.
+func isNil(obj api.Object) bool {
+	if obj == nil {
+		return true
+	}
+	v := reflect.ValueOf(obj)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// transform runs t on obj, if t is set.
+func transform(t TransformFunc, obj api.Object) (api.Object, error) {
+	if t == nil {
+		return obj, nil
+	}
+	out, err := t(obj)
+	if err != nil {
+		return nil, fmt.Errorf("deltafifo: transform %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
+	}
+	if isNil(out) {
+		return nil, fmt.Errorf("deltafifo: transform %s/%s returned nil", obj.GetNamespace(), obj.GetName())
+	}
+	return out, nil
+}

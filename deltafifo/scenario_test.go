@@ -1,0 +1,327 @@
+package deltafifo
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// Scenario scripts: testdata/*.txt. Try a sequence of queue operations
+// without writing Go. A script is a list of commands, each a line starting
+// with "> ", followed by the lines it prints. Lines starting with "#" and
+// blank lines are comments. TestScenarios runs every script and compares the
+// output; with -update it writes the actual output into the script instead:
+//
+//	go test ./deltafifo -run TestScenarios -update
+//	go test ./deltafifo -run TestScenarios/03-dedup-deletes -v
+//
+// Commands (keys are "name" or "namespace/name", objects are ConfigMaps
+// printed as their resourceVersion):
+//
+//	fifo delta [replaced] [no-known]  start a DeltaFIFO; replaced sets EmitDeltaTypeReplaced,
+//	                                  no-known leaves out the cache (KnownObjects)
+//	fifo real [no-known]              start a RealFIFO
+//	known foo=1 ns/bar=2              make the cache (the known objects) hold exactly these
+//	add foo 1 | update foo 2          Add / Update a ConfigMap foo at resourceVersion 1 / 2
+//	delete foo [3]                    Delete foo (its final state at resourceVersion 3)
+//	replace foo=1 bar=2 [@rv=10]      Replace with this list (a relist at resourceVersion 10)
+//	resync                            Resync
+//	pop                               Pop one item and apply it to the cache, as the informer does
+//	pop fail                          Pop one item whose processing fails (it is not applied)
+//	synced                            print HasSynced
+//	close                             Close the queue
+//	queue | cache                     print the queue / the cache
+//
+// The queue prints as key{deltas} per key for a DeltaFIFO, and as
+// "key Type rv | ..." for a RealFIFO; a tombstone as tombstone(rv).
+var update = flag.Bool("update", false, "rewrite the expected output of testdata/*.txt scenario scripts")
+
+func TestScenarios(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenario scripts in testdata: %v", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".txt")
+		t.Run(name, func(t *testing.T) { runScenarioFile(t, file) })
+	}
+}
+
+// step is one command of a script with the comment lines above it and the
+// output lines below it.
+type step struct {
+	comments []string
+	line     int // line number of the command
+	command  string
+	output   []string
+}
+
+// parseScript splits a script into steps plus the comment lines after the
+// last command.
+func parseScript(text string) (steps []step, trailer []string, err error) {
+	var pending []string
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "> "):
+			steps = append(steps, step{comments: pending, line: i + 1, command: strings.TrimSpace(line[2:])})
+			pending = nil
+		case line == "" || strings.HasPrefix(line, "#"):
+			pending = append(pending, line)
+		case len(steps) == 0:
+			return nil, nil, fmt.Errorf("line %d: output before the first command: %q", i+1, line)
+		case len(pending) > 0:
+			return nil, nil, fmt.Errorf("line %d: output after a comment; put comments before a command: %q", i+1, line)
+		default:
+			steps[len(steps)-1].output = append(steps[len(steps)-1].output, line)
+		}
+	}
+	return steps, pending, nil
+}
+
+func formatScript(steps []step, trailer []string) string {
+	var b strings.Builder
+	for _, s := range steps {
+		for _, c := range s.comments {
+			b.WriteString(c + "\n")
+		}
+		b.WriteString("> " + s.command + "\n")
+		for _, o := range s.output {
+			b.WriteString(o + "\n")
+		}
+	}
+	for _, c := range trailer {
+		b.WriteString(c + "\n")
+	}
+	return b.String()
+}
+
+func runScenarioFile(t *testing.T, file string) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, trailer, err := parseScript(string(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	var r scenario
+	for i := range steps {
+		s := &steps[i]
+		got, err := r.run(s.command)
+		if err != nil {
+			t.Fatalf("%s:%d: %s: %v", file, s.line, s.command, err)
+		}
+		if *update {
+			s.output = got
+			continue
+		}
+		if want := strings.Join(s.output, "\n"); strings.Join(got, "\n") != want {
+			t.Fatalf("%s:%d: > %s\ngot:\n%s\nwant:\n%s\n(if the new output is right: go test ./deltafifo -run TestScenarios -update)",
+				file, s.line, s.command, strings.Join(got, "\n"), want)
+		}
+	}
+	if *update {
+		if err := os.WriteFile(file, []byte(formatScript(steps, trailer)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// scenario is the state of a running script: one queue and, unless the
+// script said no-known, the cache the queue knows and Pop fills.
+type scenario struct {
+	queue Queue
+	delta *DeltaFIFO // the queue, if it is a DeltaFIFO
+	real  *RealFIFO  // the queue, if it is a RealFIFO
+	known *sortedKnown
+}
+
+// run executes one command and returns what it prints, or an error if the
+// command itself is wrong (a mistake in the script, not in the queue).
+func (s *scenario) run(command string) ([]string, error) {
+	args := strings.Fields(command)
+	if len(args) == 0 {
+		return nil, errors.New("empty command")
+	}
+	if args[0] == "fifo" {
+		return s.start(args[1:])
+	}
+	if s.queue == nil {
+		return nil, errors.New(`the first command must be "fifo delta" or "fifo real"`)
+	}
+	switch args[0] {
+	case "known":
+		if s.known == nil {
+			return nil, errors.New("known: this queue has no cache (no-known)")
+		}
+		objs, _, err := parseList(args[1:])
+		if err != nil {
+			return nil, err
+		}
+		if err := s.known.Replace(objs, ""); err != nil {
+			return nil, err
+		}
+		return []string{s.cacheLine()}, nil
+	case "add", "update", "delete":
+		obj, err := parseObject(args)
+		if err != nil {
+			return nil, err
+		}
+		write := map[string]func(api.Object) error{"add": s.queue.Add, "update": s.queue.Update, "delete": s.queue.Delete}[args[0]]
+		return s.afterWrite(write(obj)), nil
+	case "replace":
+		objs, rv, err := parseList(args[1:])
+		if err != nil {
+			return nil, err
+		}
+		return s.afterWrite(s.queue.Replace(objs, rv)), nil
+	case "resync":
+		return s.afterWrite(s.queue.Resync()), nil
+	case "pop":
+		if len(args) > 2 || (len(args) == 2 && args[1] != "fail") {
+			return nil, errors.New(`usage: pop [fail]`)
+		}
+		return s.pop(len(args) == 2), nil
+	case "synced":
+		return []string{fmt.Sprintf("synced: %v", s.queue.HasSynced())}, nil
+	case "close":
+		s.queue.Close()
+		return []string{"closed"}, nil
+	case "queue":
+		return []string{s.queueLine()}, nil
+	case "cache":
+		if s.known == nil {
+			return nil, errors.New("cache: this queue has no cache (no-known)")
+		}
+		return []string{s.cacheLine()}, nil
+	}
+	return nil, fmt.Errorf("unknown command %q", args[0])
+}
+
+func (s *scenario) start(opts []string) ([]string, error) {
+	if s.queue != nil {
+		return nil, errors.New("fifo: a script has one queue")
+	}
+	if len(opts) == 0 || (opts[0] != "delta" && opts[0] != "real") {
+		return nil, errors.New("usage: fifo delta [replaced] [no-known] | fifo real [no-known]")
+	}
+	withKnown, replaced := true, false
+	for _, o := range opts[1:] {
+		switch {
+		case o == "no-known":
+			withKnown = false
+		case o == "replaced" && opts[0] == "delta":
+			replaced = true
+		default:
+			return nil, fmt.Errorf("fifo %s: unknown option %q", opts[0], o)
+		}
+	}
+	var knownObjects KeyListerGetter
+	knownText := "none"
+	if withKnown {
+		k := newKnown()
+		s.known, knownObjects, knownText = &k, k, "the cache"
+	}
+	if opts[0] == "real" {
+		s.real = NewRealFIFO(RealFIFOOptions{KnownObjects: knownObjects})
+		s.queue = s.real
+		return []string{"RealFIFO, KnownObjects: " + knownText}, nil
+	}
+	s.delta = NewDeltaFIFO(Options{KnownObjects: knownObjects, EmitDeltaTypeReplaced: replaced})
+	s.queue = s.delta
+	return []string{fmt.Sprintf("DeltaFIFO, EmitDeltaTypeReplaced: %v, KnownObjects: %s", replaced, knownText)}, nil
+}
+
+// pop pops one item if there is one; it never blocks.
+func (s *scenario) pop(fail bool) []string {
+	if s.queueLen() == 0 && !s.isClosed() {
+		return []string{"pop: the queue is empty (Pop would block)"}
+	}
+	var line string
+	deltas, err := s.queue.Pop(func(d Deltas, isInInitialList bool) error {
+		key, _ := keyOf(DeletionHandlingMetaNamespaceKeyFunc, d)
+		line = fmt.Sprintf("pop %s %s initial=%v", key, formatDeltas(d), isInInitialList)
+		if fail {
+			return errors.New("process failed")
+		}
+		if s.known != nil {
+			return applyDeltas(s.known, d)
+		}
+		return nil
+	})
+	if deltas == nil && err != nil {
+		return []string{"pop: error: " + err.Error()}
+	}
+	if err != nil {
+		line += " -> error: " + err.Error()
+	}
+	out := []string{line, s.queueLine()}
+	if s.known != nil {
+		out = append(out, s.cacheLine())
+	}
+	return out
+}
+
+func (s *scenario) afterWrite(err error) []string {
+	if err != nil {
+		return []string{"error: " + err.Error(), s.queueLine()}
+	}
+	return []string{s.queueLine()}
+}
+
+func (s *scenario) queueLen() int {
+	if s.delta != nil {
+		return s.delta.Len()
+	}
+	return s.real.Len()
+}
+
+func (s *scenario) isClosed() bool {
+	if s.delta != nil {
+		return s.delta.IsClosed()
+	}
+	return s.real.IsClosed()
+}
+
+func (s *scenario) queueLine() string {
+	if s.delta != nil {
+		return "queue: " + formatDeltaFIFO(s.delta)
+	}
+	return "queue: " + formatRealFIFO(s.real)
+}
+
+func (s *scenario) cacheLine() string { return "cache: " + formatCache(s.known) }
+
+// parseObject parses "add foo 1", "update ns/foo 2", "delete foo [3]".
+func parseObject(args []string) (api.Object, error) {
+	switch {
+	case len(args) == 3:
+		return cm(args[1], args[2]), nil
+	case len(args) == 2 && args[0] == "delete":
+		return cm(args[1], ""), nil
+	}
+	return nil, fmt.Errorf("usage: %s KEY RESOURCEVERSION", args[0])
+}
+
+// parseList parses "foo=1 ns/bar=2 @rv=10".
+func parseList(args []string) (objs []api.Object, rv string, err error) {
+	objs = []api.Object{}
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "@rv="); ok {
+			rv = v
+			continue
+		}
+		key, version, ok := strings.Cut(a, "=")
+		if !ok || key == "" {
+			return nil, "", fmt.Errorf("want KEY=RESOURCEVERSION or @rv=N, got %q", a)
+		}
+		objs = append(objs, cm(key, version))
+	}
+	return objs, rv, nil
+}

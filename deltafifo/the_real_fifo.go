@@ -1,0 +1,287 @@
+package deltafifo
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/indexer"
+)
+
+// RealFIFOOptions configures a RealFIFO. It is Options without
+// EmitDeltaTypeReplaced: a RealFIFO always emits Replaced for a relist.
+type RealFIFOOptions struct {
+	// KeyFunction keys objects; MetaNamespaceKeyFunc if nil.
+	KeyFunction indexer.KeyFunc
+	// KnownObjects is the informer's cache, used by Replace to find
+	// deletions and by Resync to replay objects.
+	KnownObjects KeyListerGetter
+	// Transformer, if set, rewrites each object arriving from the server
+	// before it is queued.
+	Transformer TransformFunc
+}
+
+// RealFIFO is the queue client-go moved to (the informers' default since
+// 1.36): every notification is kept, in the order it arrived, as its own
+// Delta. Nothing is merged per key, no deletion is collapsed, and Pop hands
+// out one Delta at a time (a Deltas of length 1).
+//
+// Where a DeltaFIFO answers "what happened to each key, key by key", a
+// RealFIFO answers "what happened, in order". Applying watch events in
+// order keeps the informer's cache equal to the server's state at the
+// resourceVersion of the last event applied, which per-key merging does not
+// (see docs/deltafifo.md). A relist, applied one object at a time, is the
+// exception; client-go's atomic mode (one ReplacedAll delta) closes it, and
+// kinformer does not build that mode.
+type RealFIFO struct {
+	lock sync.RWMutex
+	cond sync.Cond // signalled when a delta is queued or the FIFO closes
+
+	items []Delta // every queued notification, oldest first
+
+	populated              bool
+	initialPopulationCount int
+
+	keyFunc      indexer.KeyFunc
+	knownObjects KeyListerGetter
+	transformer  TransformFunc
+
+	closed bool
+}
+
+var _ Queue = (*RealFIFO)(nil)
+
+// NewRealFIFO returns an empty RealFIFO.
+func NewRealFIFO(opts RealFIFOOptions) *RealFIFO {
+	if opts.KeyFunction == nil {
+		opts.KeyFunction = indexer.MetaNamespaceKeyFunc
+	}
+	f := &RealFIFO{
+		keyFunc:      opts.KeyFunction,
+		knownObjects: opts.KnownObjects,
+		transformer:  opts.Transformer,
+	}
+	f.cond.L = &f.lock
+	return f
+}
+
+// KeyOf returns the key of obj, as DeltaFIFO.KeyOf does.
+func (f *RealFIFO) KeyOf(obj any) (string, error) { return keyOf(f.keyFunc, obj) }
+
+// Add queues an Added delta.
+func (f *RealFIFO) Add(obj api.Object) error { return f.addFromServer(Added, obj) }
+
+// Update queues an Updated delta.
+func (f *RealFIFO) Update(obj api.Object) error { return f.addFromServer(Updated, obj) }
+
+// Delete queues a Deleted delta. Unlike DeltaFIFO.Delete it does not check
+// whether the key is known: every notification is kept.
+func (f *RealFIFO) Delete(obj api.Object) error { return f.addFromServer(Deleted, obj) }
+
+// addFromServer queues a watch event's object, transformed.
+func (f *RealFIFO) addFromServer(t DeltaType, obj api.Object) error {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	obj, err := f.admitLocked(obj)
+	if err != nil {
+		return err
+	}
+	if _, err := f.KeyOf(obj); err != nil {
+		return err
+	}
+	f.populated = true
+	f.addLocked(t, obj)
+	return nil
+}
+
+func (f *RealFIFO) admitLocked(obj api.Object) (api.Object, error) {
+	if f.closed {
+		return nil, ErrFIFOClosed
+	}
+	if isNil(obj) {
+		return nil, errNilObject
+	}
+	return transform(f.transformer, obj)
+}
+
+func (f *RealFIFO) addLocked(t DeltaType, obj any) {
+	f.items = append(f.items, Delta{Type: t, Object: obj})
+	f.cond.Broadcast()
+}
+
+// Replace queues, in this order: a Deleted tombstone for every queued key
+// the list lacks whose last queued delta is not already a deletion; a
+// Deleted tombstone for every cached key the list lacks that is not queued;
+// then a Replaced delta for every listed object.
+func (f *RealFIFO) Replace(list []api.Object, _ string) error {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	if f.closed {
+		return ErrFIFOClosed
+	}
+	objs := make([]api.Object, len(list))
+	listed := make(map[string]struct{}, len(list))
+	for i, item := range list {
+		obj, err := f.admitLocked(item)
+		if err != nil {
+			return fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
+		}
+		key, err := f.KeyOf(obj)
+		if err != nil {
+			return fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
+		}
+		objs[i] = obj
+		listed[key] = struct{}{}
+	}
+
+	// The last queued delta of each key, keys in order of first appearance.
+	var queuedKeys []string
+	last := map[string]Delta{}
+	for _, d := range f.items {
+		key, err := f.KeyOf(d.Object)
+		if err != nil {
+			return err
+		}
+		if _, seen := last[key]; !seen {
+			queuedKeys = append(queuedKeys, key)
+		}
+		last[key] = d
+	}
+	for _, key := range queuedKeys {
+		if _, ok := listed[key]; ok || last[key].Type == Deleted {
+			continue
+		}
+		f.addLocked(Deleted, DeletedFinalStateUnknown{Key: key, Obj: newestObject(Deltas{last[key]})})
+	}
+
+	if f.knownObjects != nil {
+		for _, key := range f.knownObjects.ListKeys() {
+			if _, ok := listed[key]; ok {
+				continue
+			}
+			if _, queued := last[key]; queued {
+				continue
+			}
+			obj, exists, err := f.knownObjects.GetByKey(key)
+			if err != nil || !exists {
+				obj = nil
+			}
+			f.addLocked(Deleted, DeletedFinalStateUnknown{Key: key, Obj: obj})
+		}
+	}
+
+	for _, obj := range objs {
+		f.addLocked(Replaced, obj)
+	}
+
+	if !f.populated {
+		f.populated = true
+		f.initialPopulationCount = len(f.items)
+	}
+	return nil
+}
+
+// Resync queues a Sync delta with the cached object for every cached key
+// that has nothing queued, for the same reason as DeltaFIFO.Resync.
+func (f *RealFIFO) Resync() error {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	if f.closed {
+		return ErrFIFOClosed
+	}
+	if f.knownObjects == nil {
+		return nil
+	}
+	queued := make(map[string]struct{}, len(f.items))
+	for _, d := range f.items {
+		key, err := f.KeyOf(d.Object)
+		if err != nil {
+			return err
+		}
+		queued[key] = struct{}{}
+	}
+	var errs []error
+	for _, key := range f.knownObjects.ListKeys() {
+		if _, ok := queued[key]; ok {
+			continue
+		}
+		obj, exists, err := f.knownObjects.GetByKey(key)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("deltafifo: resync %q: %w", key, err))
+			continue
+		}
+		if !exists || isNil(obj) {
+			continue
+		}
+		f.addLocked(Sync, obj)
+	}
+	return errors.Join(errs...)
+}
+
+// Pop waits for a delta (or for the FIFO to be closed and empty: then it
+// returns ErrFIFOClosed), removes the oldest one, and calls process with it
+// as a Deltas of length 1, under the lock, like DeltaFIFO.Pop.
+func (f *RealFIFO) Pop(process PopProcessFunc) (Deltas, error) {
+	if process == nil {
+		return nil, errors.New("deltafifo: Pop needs a process function")
+	}
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	for len(f.items) == 0 {
+		if f.closed {
+			return nil, ErrFIFOClosed
+		}
+		f.cond.Wait()
+	}
+	isInInitialList := !f.hasSyncedLocked()
+	d := Deltas{f.items[0]}
+	f.items[0] = Delta{}
+	f.items = f.items[1:]
+	if f.initialPopulationCount > 0 {
+		f.initialPopulationCount--
+	}
+	return d, process(d, isInInitialList)
+}
+
+// HasSynced is true once the deltas of the first Replace have all been
+// popped, or if Add, Update or Delete came before any Replace.
+func (f *RealFIFO) HasSynced() bool {
+	f.lock.RLock()
+	defer f.lock.RUnlock()
+	return f.hasSyncedLocked()
+}
+
+func (f *RealFIFO) hasSyncedLocked() bool {
+	return f.populated && f.initialPopulationCount == 0
+}
+
+// Close makes Pop return ErrFIFOClosed once the queue is empty, and later
+// writes fail.
+func (f *RealFIFO) Close() {
+	f.lock.Lock()
+	defer f.lock.Unlock()
+	f.closed = true
+	f.cond.Broadcast()
+}
+
+// IsClosed reports whether Close has been called.
+func (f *RealFIFO) IsClosed() bool {
+	f.lock.RLock()
+	defer f.lock.RUnlock()
+	return f.closed
+}
+
+// Len returns the number of queued deltas.
+func (f *RealFIFO) Len() int {
+	f.lock.RLock()
+	defer f.lock.RUnlock()
+	return len(f.items)
+}
+
+// Queued returns a copy of every queued delta, oldest first.
+func (f *RealFIFO) Queued() Deltas {
+	f.lock.RLock()
+	defer f.lock.RUnlock()
+	return copyDeltas(f.items)
+}
