@@ -1,0 +1,174 @@
+package workqueue
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/stretchr/testify/require"
+)
+
+// Every delaying test runs in a synctest bubble with a fake clock: the fake
+// clock decides when items are due, and synctest.Wait returns once the
+// waiting loop has acted on a Step and is blocked again, so no test waits
+// on real time.
+
+func newFakeDelayingQueue(t *testing.T) (*delayingType[string], *clock.FakeClock) {
+	t.Helper()
+	clk := clock.NewFakeClock(epoch)
+	q := newDelayingQueue[string](QueueConfig{Clock: clk})
+	t.Cleanup(q.ShutDown)
+	return q, clk
+}
+
+// An item added with AddAfter reaches the queue when its delay has passed on
+// the queue's clock, not before.
+func TestDelaying_AddAfterWaitsForTheClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q, clk := newFakeDelayingQueue(t)
+		q.AddAfter("a", time.Second)
+		synctest.Wait()
+		require.Equal(t, 0, q.Len())
+		require.Equal(t, 1, clk.Waiters(), "the waiting loop arms one timer")
+
+		clk.Step(999 * time.Millisecond)
+		synctest.Wait()
+		require.Equal(t, 0, q.Len(), "item added before its delay passed")
+
+		clk.Step(time.Millisecond)
+		synctest.Wait()
+		require.Equal(t, 1, q.Len())
+		require.Equal(t, 0, clk.Waiters(), "nothing waits, so no timer stays armed")
+	})
+}
+
+// Items become ready in deadline order, whatever order they were added in;
+// equal deadlines keep the order of AddAfter.
+func TestDelaying_FiresInDeadlineOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q, clk := newFakeDelayingQueue(t)
+		q.AddAfter("c", 3*time.Second)
+		q.AddAfter("a", 1*time.Second)
+		q.AddAfter("b", 2*time.Second)
+		q.AddAfter("b2", 2*time.Second) // same deadline as b, added later
+		synctest.Wait()
+
+		clk.Step(time.Second)
+		synctest.Wait()
+		require.Equal(t, 1, q.Len(), "only a is due after 1s")
+
+		clk.Step(5 * time.Second) // b, b2 and c all become due in one step
+		synctest.Wait()
+		var got []string
+		for q.Len() > 0 {
+			got = append(got, getQueued(t, q))
+		}
+		require.Equal(t, []string{"a", "b", "b2", "c"}, got)
+	})
+}
+
+// Re-adding an item that is already waiting keeps the earlier ready time,
+// and the item fires once.
+func TestDelaying_ReAddKeepsEarliest(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q, clk := newFakeDelayingQueue(t)
+		q.AddAfter("later-readd", 10*time.Second)
+		q.AddAfter("later-readd", 20*time.Second) // later: ignored
+		q.AddAfter("earlier-readd", 20*time.Second)
+		synctest.Wait()                            // the loop sleeps until 10 s
+		q.AddAfter("earlier-readd", 5*time.Second) // earlier: wins, and wakes the loop
+		synctest.Wait()
+
+		clk.Step(5 * time.Second)
+		synctest.Wait()
+		require.Equal(t, "earlier-readd", getQueued(t, q))
+		require.Equal(t, 0, q.Len())
+
+		clk.Step(5 * time.Second)
+		synctest.Wait()
+		require.Equal(t, "later-readd", getQueued(t, q))
+		q.Done("earlier-readd")
+		q.Done("later-readd")
+
+		clk.Step(time.Minute) // past both discarded ready times
+		synctest.Wait()
+		require.Equal(t, 0, q.Len(), "a re-added item must not fire a second time")
+		require.Equal(t, 0, clk.Waiters())
+	})
+}
+
+// An item earlier than everything waiting wakes the loop, which re-arms its
+// timer for the new earliest time.
+func TestDelaying_EarlierItemRearmsTimer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q, clk := newFakeDelayingQueue(t)
+		q.AddAfter("slow", time.Hour)
+		synctest.Wait()
+		q.AddAfter("fast", time.Second)
+		synctest.Wait()
+		require.Equal(t, 1, clk.Waiters(), "one timer, re-armed, not two")
+
+		clk.Step(time.Second)
+		synctest.Wait()
+		require.Equal(t, "fast", getQueued(t, q))
+		require.Equal(t, 1, clk.Waiters(), "the timer is re-armed for the hour-long item")
+	})
+}
+
+// A delay <= 0 adds at once, without the waiting loop.
+func TestDelaying_NonPositiveDelayAddsNow(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q, _ := newFakeDelayingQueue(t)
+		q.AddAfter("zero", 0)
+		q.AddAfter("negative", -time.Second)
+		require.Equal(t, 2, q.Len())
+	})
+}
+
+// ShutDown stops the waiting loop (synctest fails the test if a goroutine
+// of the bubble outlives it), drops items still waiting, and ignores later
+// AddAfter calls.
+func TestDelaying_ShutDownStopsWaitingLoop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.NewFakeClock(epoch)
+		q := newDelayingQueue[string](QueueConfig{Clock: clk})
+		q.AddAfter("waiting", time.Second)
+		synctest.Wait()
+
+		q.ShutDown()
+		synctest.Wait()
+		require.Equal(t, 0, clk.Waiters(), "the loop's timer must be stopped")
+		q.AddAfter("after-shutdown", time.Second)
+		q.AddAfter("after-shutdown-now", 0)
+		clk.Step(time.Hour)
+		synctest.Wait()
+		require.Equal(t, 0, q.Len(), "waiting items are dropped on ShutDown")
+		_, shutdown := q.Get()
+		require.True(t, shutdown)
+	})
+}
+
+// ShutDownWithDrain on a delaying queue also stops the loop, and waits for
+// processing items.
+func TestDelaying_ShutDownWithDrainStopsWaitingLoop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.NewFakeClock(epoch)
+		q := newDelayingQueue[string](QueueConfig{Clock: clk})
+		q.Add("processing")
+		item := getQueued(t, q)
+		q.AddAfter("waiting", time.Second)
+
+		drained := make(chan struct{})
+		go func() {
+			q.ShutDownWithDrain()
+			close(drained)
+		}()
+		synctest.Wait()
+		require.False(t, isClosed(drained))
+		require.Equal(t, 0, clk.Waiters())
+		q.Done(item)
+		synctest.Wait()
+		require.True(t, isClosed(drained))
+	})
+}
