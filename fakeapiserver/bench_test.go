@@ -42,9 +42,11 @@ func BenchmarkList10kPods(b *testing.B) {
 // reading its frame.
 func BenchmarkWriteFanOut100Watchers(b *testing.B) {
 	srv := New(Options{WatchBuffer: 1000})
-	defer srv.Close()
 	hs := httptest.NewServer(srv)
-	defer hs.Close()
+	defer func() {
+		srv.Close() // ends the watches first: hs.Close waits for open requests
+		hs.Close()
+	}()
 	pod, err := srv.Create(testPod("default", "hot", nil))
 	if err != nil {
 		b.Fatal(err)
