@@ -136,13 +136,7 @@ func (f *DeltaFIFO) queuedOrKnownLocked(id string) bool {
 
 // admitLocked checks that obj may be queued and runs the transformer on it.
 func (f *DeltaFIFO) admitLocked(obj api.Object) (api.Object, error) {
-	if f.closed {
-		return nil, ErrFIFOClosed
-	}
-	if isNil(obj) {
-		return nil, errNilObject
-	}
-	return transform(f.transformer, obj)
+	return admit(f.closed, f.transformer, obj)
 }
 
 // queueActionLocked appends a delta to its key's Deltas, queueing the key if
@@ -184,21 +178,9 @@ func (f *DeltaFIFO) Replace(list []api.Object, _ string) error {
 		return ErrFIFOClosed
 	}
 
-	// Admit and key every item before queueing any, so a bad item fails
-	// the Replace without half of it queued.
-	objs := make([]api.Object, len(list))
-	keys := make(map[string]struct{}, len(list))
-	for i, item := range list {
-		obj, err := f.admitLocked(item)
-		if err != nil {
-			return fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
-		}
-		key, err := f.KeyOf(obj)
-		if err != nil {
-			return fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
-		}
-		objs[i] = obj
-		keys[key] = struct{}{}
+	objs, keys, err := admitList(list, f.admitLocked, f.KeyOf)
+	if err != nil {
+		return err
 	}
 
 	action := Sync
@@ -239,8 +221,10 @@ func (f *DeltaFIFO) Replace(list []api.Object, _ string) error {
 	}
 
 	if !f.populated {
-		// Nothing but this Replace has queued anything (Add, Update and
-		// Delete set populated), so the queue now holds the initial list.
+		// No Add, Update or Delete came first (they set populated). Every
+		// key now queued is listed or has just got a tombstone (a Resync
+		// before the first list may have queued some of them), so the queue
+		// length is client-go's count: listed keys plus tombstones.
 		f.populated = true
 		f.initialPopulationCount = len(f.queue)
 	}

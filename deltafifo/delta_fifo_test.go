@@ -165,6 +165,22 @@ func TestDeltaFIFO_ReplaceMakesDeletionsForObjectsOnlyInQueue(t *testing.T) {
 	require.Equal(t, "bar=3", formatCache(known))
 }
 
+// Two relists in a row that both lack a cached key: the second tombstone is
+// made from the key's newest queued object, the first tombstone, unwrapped so
+// that tombstones never nest and the last known state survives; the two
+// deletions then collapse. The popped tombstone still carries the object the
+// informer must delete from its cache.
+func TestDeltaFIFO_RepeatedRelistKeepsTombstoneState(t *testing.T) {
+	known := newKnown(cm("foo", "1"))
+	f := NewDeltaFIFO(Options{KnownObjects: known, EmitDeltaTypeReplaced: true})
+	require.NoError(t, f.Replace(nil, "2"))
+	require.NoError(t, f.Replace(nil, "3"))
+
+	require.Equal(t, "foo{Deleted tombstone(1)}", formatDeltaFIFO(f))
+	popApply(t, f, known)
+	require.Equal(t, "(empty)", formatCache(known), "the tombstone's object was deleted from the cache")
+}
+
 // Replace emits Replaced deltas with EmitDeltaTypeReplaced (what informers
 // set), Sync deltas without: then a relist looks like a resync to handlers
 // (kubernetes#86015).
@@ -328,11 +344,16 @@ func TestDeltaFIFO_ProcessErrorIsNotRequeued(t *testing.T) {
 func TestDeltaFIFO_PopProcessesUnderTheLock(t *testing.T) {
 	f := NewDeltaFIFO(Options{})
 	require.NoError(t, f.Add(cm("foo", "1")))
+	var lockedDuringProcess bool
 	_, err := f.Pop(func(Deltas, bool) error {
-		require.False(t, f.lock.TryRLock(), "the queue is locked while process runs")
+		lockedDuringProcess = !f.lock.TryRLock()
+		if !lockedDuringProcess {
+			f.lock.RUnlock() // so a broken Pop fails this test instead of hanging it
+		}
 		return nil
 	})
 	require.NoError(t, err)
+	require.True(t, lockedDuringProcess, "the queue is locked while process runs")
 	require.True(t, f.lock.TryRLock(), "and unlocked after")
 	f.lock.RUnlock()
 }

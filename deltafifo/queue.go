@@ -23,8 +23,9 @@ type Queue interface {
 	Resync() error
 	// Pop blocks until an item is queued or the queue is closed, removes
 	// the oldest item and calls process with it, under the queue's lock
-	// (so nothing else reaches the queue until process returns), then
-	// returns the item and process's error. Once the queue is closed and
+	// (so nothing else reaches the queue until process returns; process
+	// must not call the queue itself, or it deadlocks), then returns the
+	// item and process's error. Once the queue is closed and
 	// empty it returns ErrFIFOClosed. It takes no context: Close is what
 	// unblocks it.
 	Pop(process PopProcessFunc) (Deltas, error)
@@ -70,6 +71,40 @@ func isNil(obj api.Object) bool {
 	}
 	v := reflect.ValueOf(obj)
 	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// admit checks that obj may be queued (the queue is open and obj is not nil)
+// and runs the transformer on it. Both queues admit every object arriving
+// from the server through it.
+func admit(closed bool, t TransformFunc, obj api.Object) (api.Object, error) {
+	if closed {
+		return nil, ErrFIFOClosed
+	}
+	if isNil(obj) {
+		return nil, errNilObject
+	}
+	return transform(t, obj)
+}
+
+// admitList admits and keys every object of a Replace's list before any is
+// queued, so a bad item fails the whole Replace instead of leaving half of it
+// queued. It returns the admitted objects, in list order, and their keys.
+func admitList(list []api.Object, admitOne func(api.Object) (api.Object, error), keyOf func(any) (string, error)) ([]api.Object, map[string]struct{}, error) {
+	objs := make([]api.Object, len(list))
+	keys := make(map[string]struct{}, len(list))
+	for i, item := range list {
+		obj, err := admitOne(item)
+		if err != nil {
+			return nil, nil, fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
+		}
+		key, err := keyOf(obj)
+		if err != nil {
+			return nil, nil, fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
+		}
+		objs[i] = obj
+		keys[key] = struct{}{}
+	}
+	return objs, keys, nil
 }
 
 // transform runs t on obj, if t is set.

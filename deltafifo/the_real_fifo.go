@@ -96,13 +96,7 @@ func (f *RealFIFO) addFromServer(t DeltaType, obj api.Object) error {
 }
 
 func (f *RealFIFO) admitLocked(obj api.Object) (api.Object, error) {
-	if f.closed {
-		return nil, ErrFIFOClosed
-	}
-	if isNil(obj) {
-		return nil, errNilObject
-	}
-	return transform(f.transformer, obj)
+	return admit(f.closed, f.transformer, obj)
 }
 
 func (f *RealFIFO) addLocked(t DeltaType, obj any) {
@@ -120,19 +114,9 @@ func (f *RealFIFO) Replace(list []api.Object, _ string) error {
 	if f.closed {
 		return ErrFIFOClosed
 	}
-	objs := make([]api.Object, len(list))
-	listed := make(map[string]struct{}, len(list))
-	for i, item := range list {
-		obj, err := f.admitLocked(item)
-		if err != nil {
-			return fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
-		}
-		key, err := f.KeyOf(obj)
-		if err != nil {
-			return fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
-		}
-		objs[i] = obj
-		listed[key] = struct{}{}
+	objs, listed, err := admitList(list, f.admitLocked, f.KeyOf)
+	if err != nil {
+		return err
 	}
 
 	// The last queued delta of each key, keys in order of first appearance.

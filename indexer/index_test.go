@@ -30,6 +30,26 @@ func sortedKeys(t *testing.T, idx Indexer, indexName, value string) []string {
 	return keys
 }
 
+// byFinalizer is a multi-valued IndexFunc: one value per finalizer.
+func byFinalizer(obj api.Object) ([]string, error) { return obj.GetFinalizers(), nil }
+
+func withFinalizers(name string, f ...string) *api.Pod {
+	p := pod("default", name, "1")
+	p.Finalizers = f
+	return p
+}
+
+var errNoApp = errors.New("no app label")
+
+// strictAppIndexFunc indexes by the app label and fails without one.
+func strictAppIndexFunc(obj api.Object) ([]string, error) {
+	app, ok := obj.GetLabels()["app"]
+	if !ok {
+		return nil, errNoApp
+	}
+	return []string{app}, nil
+}
+
 func keysOf(objs []api.Object) []string {
 	keys := make([]string, 0, len(objs))
 	for _, o := range objs {
@@ -121,6 +141,22 @@ func TestIndexer_UpdateMovesIndexEntries(t *testing.T) {
 	requireIndicesConsistent(t, idx)
 }
 
+// With a multi-valued IndexFunc an Update moves the key value by value: it
+// stays under the values the new object keeps, leaves the ones it lost and
+// joins the new ones. (The fast path for an unchanged single value must not
+// swallow this case.)
+func TestIndexer_UpdateMovesMultiValuedIndexEntries(t *testing.T) {
+	idx := NewIndexer(nil, Indexers{"finalizer": byFinalizer})
+	require.NoError(t, idx.Add(withFinalizers("p", "x", "y")))
+
+	require.NoError(t, idx.Update(withFinalizers("p", "x", "z")))
+
+	require.Equal(t, []string{"default/p"}, sortedKeys(t, idx, "finalizer", "x"))
+	require.Empty(t, sortedKeys(t, idx, "finalizer", "y"), "the value the object lost")
+	require.Equal(t, []string{"default/p"}, sortedKeys(t, idx, "finalizer", "z"))
+	requireIndicesConsistent(t, idx)
+}
+
 func TestIndexer_DeleteRemovesIndexEntries(t *testing.T) {
 	idx := newTestIndexer()
 	require.NoError(t, idx.Add(pod("default", "p", "1", "app", "a")))
@@ -170,13 +206,7 @@ func TestIndexer_ReplaceRebuildsIndices(t *testing.T) {
 // Index with a multi-valued IndexFunc returns every object sharing at least
 // one value, each once.
 func TestIndexer_IndexReturnsObjectsSharingAnyValue(t *testing.T) {
-	byFinalizer := func(obj api.Object) ([]string, error) { return obj.GetFinalizers(), nil }
 	idx := NewIndexer(nil, Indexers{"finalizer": byFinalizer})
-	withFinalizers := func(name string, f ...string) *api.Pod {
-		p := pod("default", name, "1")
-		p.Finalizers = f
-		return p
-	}
 	require.NoError(t, idx.Add(withFinalizers("a", "x", "y")))
 	require.NoError(t, idx.Add(withFinalizers("b", "y")))
 	require.NoError(t, idx.Add(withFinalizers("c", "z")))
@@ -221,14 +251,7 @@ func TestIndexer_GetIndexersReturnsCopy(t *testing.T) {
 // An IndexFunc that fails makes the write fail with its error and change
 // nothing: not the object, not any index. (client-go panics here.)
 func TestIndexer_IndexFuncErrorLeavesStoreUnchanged(t *testing.T) {
-	errBad := errors.New("no app label")
-	strict := func(obj api.Object) ([]string, error) {
-		app, ok := obj.GetLabels()["app"]
-		if !ok {
-			return nil, errBad
-		}
-		return []string{app}, nil
-	}
+	errBad, strict := errNoApp, strictAppIndexFunc
 	newIdx := func(t *testing.T) Indexer {
 		// Namespace sorts before "strict", so a half-done write would show
 		// up in the namespace index.
@@ -264,6 +287,26 @@ func TestIndexer_IndexFuncErrorLeavesStoreUnchanged(t *testing.T) {
 		require.ErrorIs(t, idx.AddIndexers(Indexers{"strict": strict}), errBad)
 		require.Empty(t, idx.GetIndexers())
 	})
+}
+
+// If the IndexFunc fails on the stored (old) object, which only happens when
+// someone mutated it in the cache or the function is not deterministic, its
+// old values are unknown: Update and Delete drop the key from every value of
+// that index, so no stale entry survives.
+func TestIndexer_OldObjectIndexErrorDropsKeyEverywhere(t *testing.T) {
+	idx := NewIndexer(nil, Indexers{"strict": strictAppIndexFunc})
+	require.NoError(t, idx.Add(pod("default", "p", "1", "app", "a")))
+	cached, _, _ := idx.GetByKey("default/p")
+	delete(cached.GetLabels(), "app") // forbidden: the stored object no longer indexes
+
+	require.NoError(t, idx.Update(pod("default", "p", "2", "app", "b")))
+	require.Empty(t, sortedKeys(t, idx, "strict", "a"), "the stale entry under app=a is gone")
+	require.Equal(t, []string{"default/p"}, sortedKeys(t, idx, "strict", "b"))
+
+	cached, _, _ = idx.GetByKey("default/p")
+	delete(cached.GetLabels(), "app")
+	require.NoError(t, idx.Delete(pod("default", "p", "")))
+	require.Empty(t, idx.ListIndexFuncValues("strict"), "Delete drops it too")
 }
 
 func TestIndexer_UnknownIndexIsAnError(t *testing.T) {

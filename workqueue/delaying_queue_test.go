@@ -116,6 +116,40 @@ func TestDelaying_EarlierItemRearmsTimer(t *testing.T) {
 	})
 }
 
+// jumpingClock is a fake clock that jumps forward once, inside the first
+// NewTimer call, before the timer is armed: the moment between the waiting
+// loop computing how long to sleep and its timer existing.
+type jumpingClock struct {
+	*clock.FakeClock
+	jump   time.Duration
+	jumped bool // only touched by the waiting loop's goroutine
+}
+
+func (c *jumpingClock) NewTimer(d time.Duration) clock.Timer {
+	if !c.jumped {
+		c.jumped = true
+		c.Step(c.jump)
+	}
+	return c.FakeClock.NewTimer(d)
+}
+
+// If the clock passes the next ready time while the waiting loop arms its
+// timer, the timer (armed relative to the later time) would oversleep; the
+// loop sees the clock already there and goes round instead, adding the item
+// without another Step.
+func TestDelaying_ClockJumpWhileArmingTimer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := &jumpingClock{FakeClock: clock.NewFakeClock(epoch), jump: time.Second}
+		q := newDelayingQueue[string](QueueConfig{Clock: clk})
+		defer q.ShutDown()
+		synctest.Wait() // the waiting loop is idle, nothing pending
+
+		q.AddAfter("a", time.Second) // the loop arms a 1 s timer; the clock jumps 1 s meanwhile
+		synctest.Wait()
+		require.Equal(t, 1, q.Len(), "the item is due at the clock's time: added without waiting for another Step")
+	})
+}
+
 // A delay <= 0 adds at once, without the waiting loop.
 func TestDelaying_NonPositiveDelayAddsNow(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

@@ -150,8 +150,10 @@ func TestRateLimiter_MaxOf(t *testing.T) {
 	require.Equal(t, 5, fastSlow.NumRequeues("a"))
 	require.Equal(t, 5, r.NumRequeues("a"))
 
-	exp.Forget("a")
+	exp.Forget("a") // exp 0, fastSlow 5
 	require.Equal(t, 5, r.NumRequeues("a"), "NumRequeues is the largest count")
+	whens(exp, "a", 7) // exp 7, fastSlow 5
+	require.Equal(t, 7, r.NumRequeues("a"), "NumRequeues is the largest count, whichever limiter has it")
 	r.Forget("a")
 	require.Equal(t, 0, exp.NumRequeues("a"))
 	require.Equal(t, 0, fastSlow.NumRequeues("a"))
