@@ -96,7 +96,7 @@ func (s *Server) List(resource, namespace string) ([]api.Object, string, error) 
 		return nil, "", err
 	}
 	s.store.mu.RLock()
-	recs := sortedRecords(s.store.objects[r], namespace)
+	recs := s.store.recordsLocked(r, namespace, "")
 	rv := strconv.FormatUint(s.store.rv, 10)
 	s.store.mu.RUnlock()
 	out := make([]api.Object, 0, len(recs))

@@ -116,8 +116,8 @@ func (s *Server) list(req *http.Request, rq *request, opts listOptions) ([]*reco
 	st := s.store
 	st.mu.RLock()
 	defer st.mu.RUnlock()
-	objects := st.objects[rq.res]
 	listRV := st.rv
+	var snapshot map[string]*record
 	if exactRV != 0 {
 		if exactRV < st.compacted {
 			if opts.continueToken != "" {
@@ -129,30 +129,42 @@ func (s *Server) list(req *http.Request, rq *request, opts listOptions) ([]*reco
 			return nil, meta, errExpired("The resourceVersion for the provided list is too old.")
 		}
 		if exactRV < st.rv {
-			objects = st.snapshotLocked(rq.res, exactRV)
+			snapshot = st.snapshotLocked(rq.res, exactRV)
 		}
 		listRV = exactRV
 	}
 
+	// The candidates, in key order, from the start key on: the live state
+	// through the sorted key index, or a snapshot sorted here.
+	var n int
+	var at func(i int) *record
+	if snapshot != nil {
+		recs := sortedRecords(snapshot, rq.ns, start)
+		n, at = len(recs), func(i int) *record { return recs[i] }
+	} else {
+		keys, live := st.keyRangeLocked(rq.res, rq.ns, start), st.objects[rq.res]
+		n, at = len(keys), func(i int) *record { return live[keys[i]] }
+	}
 	var page []*record
-	remaining := int64(0)
-	for _, rec := range sortedRecords(objects, rq.ns) {
-		if start != "" && relativeKey(rec, rq.ns) < start {
-			continue
-		}
+	more := false
+	i := 0
+	for ; i < n; i++ {
+		rec := at(i)
 		if !opts.matches(rec) {
 			continue
 		}
 		if opts.limit > 0 && int64(len(page)) >= opts.limit {
-			remaining++
-			continue
+			more = true
+			break
 		}
 		page = append(page, rec)
 	}
 	meta.ResourceVersion = strconv.FormatUint(listRV, 10)
-	if remaining > 0 {
+	if more {
 		meta.Continue = encodeContinue(int64(listRV), relativeKey(page[len(page)-1], rq.ns))
 		if !opts.labelsSet {
+			// Without selectors every later candidate is in a later page.
+			remaining := int64(n - i)
 			meta.RemainingItemCount = &remaining
 		}
 	}

@@ -325,3 +325,32 @@ func TestResponses_PrettyForCurlCompactOtherwise(t *testing.T) {
 	require.True(t, strings.HasPrefix(string(goClient.body), `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-0","namespace":"default","uid":`), "%s", goClient.body)
 	require.True(t, json.Valid(goClient.body))
 }
+
+// Paging across namespaces walks keys in order (namespace, then name) and
+// each page picks up after the last key served.
+func TestList_PagesAcrossNamespacesInKeyOrder(t *testing.T) {
+	e := newEnv(t, Options{})
+	_, err := e.srv.Create(&api.Namespace{ObjectMeta: api.ObjectMeta{Name: "default-x"}}) // "default-x/" sorts before "default/": '-' < '/'
+
+	require.NoError(t, err)
+	e.createPod("kube-system", "a", nil)
+	e.createPod("default", "b", nil)
+	e.createPod("default-x", "a", nil)
+	e.createPod("default", "a", nil)
+	var got []string
+	path := "/api/v1/pods?limit=1"
+	for {
+		names, meta := e.listNames(path)
+		got = append(got, names...)
+		if meta.Continue == "" {
+			break
+		}
+		if len(got) == 1 {
+			require.Equal(t, int64(3), *meta.RemainingItemCount)
+		}
+		path = "/api/v1/pods?limit=1&continue=" + url.QueryEscape(meta.Continue)
+	}
+	require.Equal(t, []string{"a", "a", "b", "a"}, got, "default-x/a, default/a, default/b, kube-system/a: byte order of the keys, as etcd's")
+	names, _ := e.listNames("/api/v1/namespaces/default/pods?limit=5")
+	require.Equal(t, []string{"a", "b"}, names, "a namespace's range stops before default-x")
+}

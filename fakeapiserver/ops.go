@@ -356,7 +356,7 @@ func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) 
 			if !other.Namespaced {
 				continue
 			}
-			for _, rec := range sortedRecords(st.objects[other], name) {
+			for _, rec := range st.recordsLocked(other, name, "") {
 				s.removeLocked(rec)
 			}
 		}

@@ -1,9 +1,9 @@
 package fakeapiserver
 
 import (
+	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/kinformer/kinformer/api"
@@ -39,6 +39,7 @@ type store struct {
 	mu        sync.RWMutex
 	rv        uint64
 	objects   map[*resource]map[string]*record
+	keys      map[*resource][]string // the keys of objects, kept sorted: lists are in key order
 	history   ring
 	compacted uint64 // every event with rv > compacted is still in history
 	watchers  map[*resource]map[*watcher]struct{}
@@ -73,6 +74,7 @@ type event struct {
 func newStore(historyLimit int) *store {
 	s := &store{
 		objects:   map[*resource]map[string]*record{},
+		keys:      map[*resource][]string{},
 		watchers:  map[*resource]map[*watcher]struct{}{},
 		rvChanged: make(chan struct{}),
 		history:   ring{buf: make([]*event, historyLimit)},
@@ -121,6 +123,16 @@ func (s *store) commitLocked(ev *event) {
 	switch ev.typ {
 	case api.Deleted:
 		delete(s.objects[ev.res], ev.obj.key)
+		keys := s.keys[ev.res]
+		if i, found := slices.BinarySearch(keys, ev.obj.key); found {
+			s.keys[ev.res] = slices.Delete(keys, i, i+1)
+		}
+	case api.Added:
+		s.objects[ev.res][ev.obj.key] = ev.obj
+		keys := s.keys[ev.res]
+		if i, found := slices.BinarySearch(keys, ev.obj.key); !found {
+			s.keys[ev.res] = slices.Insert(keys, i, ev.obj.key)
+		}
 	default:
 		s.objects[ev.res][ev.obj.key] = ev.obj
 	}
@@ -174,13 +186,50 @@ func (s *store) snapshotLocked(r *resource, at uint64) map[string]*record {
 	return snap
 }
 
-// sortedRecords returns the records of m in key order, the order the real
-// server lists in (etcd key order).
-func sortedRecords(m map[string]*record, ns string) []*record {
+// keyRangeLocked returns, in key order, the keys of the current objects of
+// r in namespace ns ("" for all) whose relative key (see relativeKey) is at
+// least from. Lists are in key order, as the real server's (etcd key
+// order); the sorted key index makes a page of a big list cost a binary
+// search and the page, not a sort of everything. The slice is only valid
+// while the lock is held.
+func (s *store) keyRangeLocked(r *resource, ns, from string) []string {
+	keys := s.keys[r]
+	lo, hi := 0, len(keys)
+	if ns != "" {
+		lo, _ = slices.BinarySearch(keys, ns+"/")
+		hi, _ = slices.BinarySearch(keys, ns+"0") // '0' follows '/' in ASCII
+	}
+	if from != "" {
+		i, _ := slices.BinarySearch(keys, prefixed(ns, from))
+		lo = max(lo, i)
+	}
+	return keys[lo:max(lo, hi)]
+}
+
+// recordsLocked returns the current objects of r in namespace ns ("" for
+// all), in key order.
+func (s *store) recordsLocked(r *resource, ns, from string) []*record {
+	keys := s.keyRangeLocked(r, ns, from)
+	out := make([]*record, len(keys))
+	for i, k := range keys {
+		out[i] = s.objects[r][k]
+	}
+	return out
+}
+
+func prefixed(ns, rel string) string {
+	if ns == "" {
+		return rel
+	}
+	return ns + "/" + rel
+}
+
+// sortedRecords is recordsLocked for a snapshot (a map that is not the
+// live state): it sorts.
+func sortedRecords(m map[string]*record, ns, from string) []*record {
 	out := make([]*record, 0, len(m))
-	prefix := ns + "/"
 	for _, rec := range m {
-		if ns == "" || strings.HasPrefix(rec.key, prefix) {
+		if (ns == "" || rec.ns == ns) && relativeKey(rec, ns) >= from {
 			out = append(out, rec)
 		}
 	}

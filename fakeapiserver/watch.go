@@ -174,7 +174,7 @@ func (s *Server) startWatch(rq *request, opts listOptions, sendInitial bool) (wt
 	rv, _ := strconv.ParseUint(opts.resourceVersion, 10, 64)
 	switch {
 	case sendInitial || rv == 0:
-		for _, rec := range sortedRecords(st.objects[rq.res], rq.ns) {
+		for _, rec := range st.recordsLocked(rq.res, rq.ns, "") {
 			if wt.matches(rec) {
 				initial = append(initial, watchItem{typ: api.Added, rec: rec})
 			}

@@ -208,7 +208,7 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, req *http.Request,
 	}
 	s.store.mu.RLock()
 	var names []string
-	for _, rec := range sortedRecords(s.store.objects[rq.res], rq.ns) {
+	for _, rec := range s.store.recordsLocked(rq.res, rq.ns, "") {
 		if opts.matches(rec) {
 			names = append(names, rec.name)
 		}
