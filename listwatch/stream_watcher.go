@@ -1,0 +1,96 @@
+package listwatch
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// streamWatcher is an open watch (client-go's watch.StreamWatcher): one
+// goroutine, receive, reads the body frame by frame and sends each event on
+// a channel of resultBuffer events. The buffer lets decoding run a little
+// ahead of the consumer instead of the two goroutines waking each other for
+// every event (which costs more than the decoding saves: see
+// BenchmarkWatchDecode100kPods); once it is full, receive stops reading,
+// and the TCP window, not this process's memory, absorbs a slow consumer.
+//
+// How a stream ends, and what the caller sees:
+//
+//	server ends it cleanly (timeoutSeconds)   channel closed
+//	server sends an ERROR frame               that Error event, channel closed
+//	malformed/oversized frame, cut connection one Error event saying so, channel closed
+//	Stop, or the Watch's context cancelled    channel closed (no Error event)
+//
+// Stop and cancellation are prompt even while receive is blocked reading:
+// they cancel the request's context, which makes the HTTP transport abort
+// the read.
+type streamWatcher struct {
+	result   chan Event
+	done     chan struct{}
+	stopOnce sync.Once
+	cancel   context.CancelFunc
+}
+
+// resultBuffer is how many decoded events may wait for the consumer, as
+// apimachinery's watch.DefaultChanSize.
+const resultBuffer = 100
+
+// newStreamWatcher starts receiving from body. ctx is the request's context
+// and cancel cancels it; body is closed when the stream ends.
+func newStreamWatcher(ctx context.Context, cancel context.CancelFunc, body io.ReadCloser, dec *watchDecoder) *streamWatcher {
+	w := &streamWatcher{result: make(chan Event, resultBuffer), done: make(chan struct{}), cancel: cancel}
+	go w.receive(ctx, body, dec)
+	return w
+}
+
+// ResultChan delivers the events; it is closed when the stream ends.
+func (w *streamWatcher) ResultChan() <-chan Event { return w.result }
+
+// Stop ends the stream. It does not wait for the receiving goroutine, which
+// exits at once and closes ResultChan; events already buffered may still be
+// read before the close. Stop may be called more than once.
+func (w *streamWatcher) Stop() {
+	w.stopOnce.Do(func() {
+		close(w.done)
+		w.cancel()
+	})
+}
+
+func (w *streamWatcher) receive(ctx context.Context, body io.ReadCloser, dec *watchDecoder) {
+	defer close(w.result)
+	defer body.Close()
+	defer w.cancel()
+	for {
+		ev, err := dec.decode()
+		if err != nil {
+			if err == io.EOF || w.stopped(ctx) {
+				return // a clean end, or the caller's wish: nothing to report
+			}
+			ev = Event{Type: api.Error, Err: err}
+		}
+		select {
+		case w.result <- ev:
+		case <-w.done:
+			return
+		case <-ctx.Done():
+			return
+		}
+		if ev.Type == api.Error {
+			return // an ERROR frame or a broken stream is the last event
+		}
+	}
+}
+
+// stopped reports whether Stop was called or the context ended.
+func (w *streamWatcher) stopped(ctx context.Context) bool {
+	select {
+	case <-w.done:
+		return true
+	case <-ctx.Done():
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,48 @@
+package listwatch
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// Watch: one GET with watch=true that does not end. The server answers 200
+// at once and then writes one JSON frame per change, as HTTP/1.1 chunks
+// (or HTTP/2 data frames):
+//
+//	GET /api/v1/namespaces/default/pods?watch=true&resourceVersion=770715
+//	{"type":"ADDED","object":{"kind":"Pod",...}}
+//	{"type":"MODIFIED","object":{"kind":"Pod",...}}
+//
+// Article 004's raw watcher reads this with json.NewDecoder(resp.Body) in
+// a loop. Here a streamWatcher does the same in a goroutine, with the
+// framing, limits and endings a long-running client needs (see
+// watch_decoder.go and stream_watcher.go).
+
+// watch opens a watch of r in namespace ("" = every namespace).
+//
+// Config.Timeout bounds only the wait for the response headers; once the
+// stream is open it lasts until the server ends it, Stop, or ctx ends.
+func (c *Client) watch(ctx context.Context, r Resource, namespace string, opts ListOptions) (Watch, error) {
+	if r.New == nil {
+		return nil, errNoNew(r)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var headerTimer *time.Timer
+	if c.timeout > 0 {
+		headerTimer = time.AfterFunc(c.timeout, cancel)
+	}
+	resp, err := c.do(ctx, &request{verb: "watch", method: http.MethodGet, resource: r, namespace: namespace, query: opts.query(true)})
+	if headerTimer != nil && !headerTimer.Stop() {
+		if err == nil {
+			resp.Body.Close()
+		}
+		err = fmt.Errorf("watch %s: no response headers within %s: %w", r.GroupResource(), c.timeout, context.DeadlineExceeded)
+	}
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	return newStreamWatcher(ctx, cancel, resp.Body, newWatchDecoder(resp.Body, r, c.maxFrame)), nil
+}
