@@ -1,0 +1,268 @@
+package reflector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+// Store is where a Reflector puts what it lists and watches. A DeltaFIFO
+// (and a RealFIFO, and an indexer.Store) is one.
+type Store interface {
+	Add(obj api.Object) error
+	Update(obj api.Object) error
+	Delete(obj api.Object) error
+	// Replace swaps the whole contents for a fresh list, taken at
+	// resourceVersion.
+	Replace(list []api.Object, resourceVersion string) error
+	// Resync replays what the store holds (the informer's periodic resync).
+	Resync() error
+}
+
+// Options configure a Reflector. Only the ListerWatcher and Store passed to
+// New are required.
+type Options struct {
+	// Name appears in logs and errors. Default: "reflector(<type>)".
+	Name string
+	// ExpectedType is an example of the objects to expect, e.g. &api.Pod{}.
+	// Watch events carrying another type are skipped and reported, as
+	// client-go's watchHandler does. nil accepts any type.
+	ExpectedType api.Object
+	// ResyncPeriod, if positive, calls Store.Resync this often while the
+	// watch runs (when ShouldResync, if set, says so).
+	ResyncPeriod time.Duration
+	ShouldResync func() bool
+	// PageSize is the page size of lists that can be paged: those at
+	// resourceVersion "" or "0". Default 500, as client-go's pager; a list
+	// at a specific version is never paged.
+	PageSize int64
+	// UseWatchList opens a streaming list (a watch with sendInitialEvents)
+	// instead of a list, falling back to a list if the server refuses.
+	UseWatchList bool
+	// MinWatchTimeout: each watch asks the server to end it after a random
+	// time between MinWatchTimeout and twice that, so many clients do not
+	// reconnect at once. Default 5 minutes, as client-go.
+	MinWatchTimeout time.Duration
+	// Backoff between failed attempts; zero is client-go's.
+	Backoff Backoff
+	// Clock drives timeouts, resync and backoff. Default the real clock.
+	Clock clock.Clock
+	// WatchErrorHandler sees every failure of a list or watch (the watch
+	// error handler hook of client-go). Default: log it.
+	WatchErrorHandler func(r *Reflector, err error)
+	// Logger for the default error handler and skipped events. Default
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Reflector keeps a Store in step with the API server: it lists a resource,
+// Replaces the store's contents with the list, then watches from the list's
+// resourceVersion and applies every event, for as long as its context
+// lives. See the package doc for the rules it follows when things fail.
+type Reflector struct {
+	name         string
+	lw           listwatch.ListerWatcher
+	store        Store
+	expectedType reflect.Type
+	opts         Options
+	clock        clock.Clock
+	backoff      backoffState
+	logger       *slog.Logger
+	onError      func(r *Reflector, err error)
+
+	mu                      sync.RWMutex
+	lastSyncResourceVersion string
+	// lastSyncResourceVersionUnavailable is set when a list at the last
+	// version failed with 410 Expired or 504 too-large: the next list asks
+	// for the most recent state ("") instead.
+	lastSyncResourceVersionUnavailable bool
+}
+
+// New returns a Reflector that lists and watches lw into store.
+func New(lw listwatch.ListerWatcher, store Store, opts Options) *Reflector {
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	if opts.PageSize == 0 {
+		opts.PageSize = 500
+	}
+	if opts.MinWatchTimeout <= 0 {
+		opts.MinWatchTimeout = 5 * time.Minute
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	r := &Reflector{
+		lw:      lw,
+		store:   store,
+		opts:    opts,
+		clock:   opts.Clock,
+		backoff: backoffState{Backoff: opts.Backoff.withDefaults(), clock: opts.Clock},
+		logger:  opts.Logger,
+		onError: opts.WatchErrorHandler,
+	}
+	if opts.ExpectedType != nil {
+		r.expectedType = reflect.TypeOf(opts.ExpectedType)
+	}
+	r.name = opts.Name
+	if r.name == "" {
+		r.name = "reflector"
+		if r.expectedType != nil {
+			r.name = fmt.Sprintf("reflector(%v)", r.expectedType)
+		}
+	}
+	if r.onError == nil {
+		r.onError = DefaultWatchErrorHandler
+	}
+	return r
+}
+
+// Name is the reflector's name, as it appears in logs and errors.
+func (r *Reflector) Name() string { return r.name }
+
+// DefaultWatchErrorHandler logs a failure: expected ones (410 Expired, a
+// dropped connection) quietly, the rest as warnings.
+func DefaultWatchErrorHandler(r *Reflector, err error) {
+	switch {
+	case listwatch.IsResourceExpired(err), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		r.logger.Debug("watch closed", "reflector", r.name, "err", err)
+	default:
+		r.logger.Warn("list or watch failed", "reflector", r.name, "err", err)
+	}
+}
+
+// LastSyncResourceVersion is the resourceVersion the store last caught up
+// to: that of the last list, event or bookmark applied.
+func (r *Reflector) LastSyncResourceVersion() string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.lastSyncResourceVersion
+}
+
+func (r *Reflector) setLastSyncResourceVersion(rv string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lastSyncResourceVersion = rv
+}
+
+func (r *Reflector) setLastSyncResourceVersionUnavailable(unavailable bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.lastSyncResourceVersionUnavailable = unavailable
+}
+
+// relistResourceVersion is the resourceVersion the next list asks for:
+//
+//   - "0" the first time: any state will do, and the server may answer
+//     from its cache instead of etcd;
+//   - the last synced version on a relist, so the store never goes back in
+//     time (kubernetes#83520);
+//   - "" (the most recent state) if the last list at that version failed
+//     with 410 Expired or 504 too-large.
+func (r *Reflector) relistResourceVersion() string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	switch {
+	case r.lastSyncResourceVersionUnavailable:
+		return ""
+	case r.lastSyncResourceVersion == "":
+		return "0"
+	default:
+		return r.lastSyncResourceVersion
+	}
+}
+
+// Run lists and watches until ctx ends, waiting out a backoff after every
+// failure (and after every return of ListAndWatch, as client-go's
+// BackoffUntil does, so a server that keeps ending watches is not
+// hammered).
+func (r *Reflector) Run(ctx context.Context) {
+	for ctx.Err() == nil {
+		err := r.ListAndWatch(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			r.onError(r, err)
+		}
+		if !r.sleep(ctx, r.wait(err)) {
+			return
+		}
+	}
+}
+
+// wait is how long to back off after err: the backoff, or the server's
+// Retry-After if that is longer.
+func (r *Reflector) wait(err error) time.Duration {
+	d := r.backoff.next()
+	if after, ok := listwatch.RetryAfter(err); ok && after > d {
+		d = after
+	}
+	return d
+}
+
+// sleep waits d on the reflector's clock; false if ctx ended first.
+func (r *Reflector) sleep(ctx context.Context, d time.Duration) bool {
+	t := r.clock.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// ListAndWatch lists (or opens a streaming list), Replaces the store with the
+// result, then watches from the list's resourceVersion until the watch
+// fails in a way that needs a relist, or ctx ends (then it returns nil).
+func (r *Reflector) ListAndWatch(ctx context.Context) error {
+	var w listwatch.Watch
+	if r.opts.UseWatchList {
+		var err error
+		if w, err = r.watchList(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			r.logger.Info("streaming list failed; falling back to list", "reflector", r.name, "err", err)
+			w = nil
+		}
+	}
+	if w == nil {
+		if err := r.list(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+	return r.watchWithResync(ctx, w)
+}
+
+// watchTimeout picks a random timeout in [MinWatchTimeout, 2*MinWatchTimeout).
+func (r *Reflector) watchTimeout() *int64 {
+	min := r.opts.MinWatchTimeout.Seconds()
+	secs := int64(min * (1 + rand.Float64()))
+	return &secs
+}
+
+// checkType reports whether obj is of the expected type.
+func (r *Reflector) checkType(obj api.Object) error {
+	if r.expectedType == nil {
+		return nil
+	}
+	if got := reflect.TypeOf(obj); got != r.expectedType {
+		return fmt.Errorf("%s: expected type %v, but watch event object had type %v", r.name, r.expectedType, got)
+	}
+	return nil
+}
