@@ -1,0 +1,150 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/deltafifo"
+	"github.com/kinformer/kinformer/indexer"
+	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/stretchr/testify/require"
+)
+
+// controller.Run starts the Reflector (which fills the queue) and the
+// processLoop (which drains it into Process); cancelling ctx closes the
+// queue, which ends the processLoop. Article: "Kubernetes 源码阅读 -
+// Informer", controller.Run; article 004 steps 1-3.
+func TestController_RunFeedsProcessFromTheReflector(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw := newFakeLW(pod("a"), pod("b"))
+		cache := indexer.NewStore(deltafifo.DeletionHandlingMetaNamespaceKeyFunc)
+		var popped []string
+		c := New(Config{
+			Queue:         deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: cache, EmitDeltaTypeReplaced: true}),
+			ListerWatcher: lw,
+			ExpectedType:  &api.Pod{},
+			Process: func(d deltafifo.Deltas, isInInitialList bool) error {
+				for _, delta := range d {
+					popped = append(popped, string(delta.Type)+" "+describe(delta.Object))
+				}
+				return processDeltas(ResourceEventHandlerFuncs{}, cache, d, isInInitialList)
+			},
+		})
+		require.False(t, c.HasSynced())
+		require.Empty(t, c.LastSyncResourceVersion())
+		stop := runInformer(t, c)
+		synctest.Wait()
+		require.True(t, c.HasSynced())
+		require.Equal(t, "2", c.LastSyncResourceVersion())
+
+		lw.Modify(pod("a", "v=2"))
+		synctest.Wait()
+		require.Equal(t, []string{"Replaced default/a@1", "Replaced default/b@2", "Updated default/a@3"}, popped)
+		require.Equal(t, "3", c.LastSyncResourceVersion())
+		stop()
+	})
+}
+
+// A Process error is logged and the item dropped, not retried: client-go's
+// ErrRequeue, which put it back, was removed in 1.33. The loop goes on.
+func TestController_ProcessErrorIsLoggedNotRequeued(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs lockedBuffer
+		lw := newFakeLW(pod("bad"), pod("good"))
+		calls := map[string]int{}
+		c := New(Config{
+			Queue:         deltafifo.NewDeltaFIFO(deltafifo.Options{}),
+			ListerWatcher: lw,
+			Process: func(d deltafifo.Deltas, _ bool) error {
+				name := d.Newest().Object.(*api.Pod).Name
+				calls[name]++
+				if name == "bad" {
+					return errors.New("cannot process bad")
+				}
+				return nil
+			},
+			Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		})
+		runInformer(t, c)
+		synctest.Wait()
+		require.Equal(t, map[string]int{"bad": 1, "good": 1}, calls)
+		require.Contains(t, logs.String(), "cannot process bad")
+	})
+}
+
+// NewIndexerInformer: an informer for one consumer, handler called directly.
+// Article: "Kubernetes Controller 实现机制深度解析" (赵化冰), the workqueue
+// example's cache.NewIndexerInformer.
+func TestNewIndexerInformer_CacheAndHandler(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw := newFakeLW(pod("a"))
+		rec := &recorder{}
+		store, ctrl := NewIndexerInformer(lw, &api.Pod{}, 0, rec, indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc})
+		runInformer(t, ctrl)
+		synctest.Wait()
+		require.True(t, ctrl.HasSynced())
+		lw.Add(pod("b"))
+		lw.Delete(pod("a"))
+		synctest.Wait()
+		require.Equal(t, []string{"add default/a@1 initial", "add default/b@2", "delete default/a@3"}, rec.Events())
+		require.Equal(t, []string{"default/b@2"}, cachedKeys(store))
+		keys, err := store.IndexKeys(indexer.NamespaceIndex, "default")
+		require.NoError(t, err)
+		require.Equal(t, []string{"default/b"}, keys)
+	})
+}
+
+// NewInformer's resync: every cached object comes back as an update with
+// old == new, once per period.
+func TestNewInformer_Resync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clk := clock.NewFakeClock(time.Unix(0, 0))
+		lw := newFakeLW(pod("a"))
+		rec := &recorder{}
+		store := indexer.NewStore(deltafifo.DeletionHandlingMetaNamespaceKeyFunc)
+		ctrl := newInformer(lw, &api.Pod{}, time.Minute, rec, store, clk) // NewInformer with a fake clock
+		runInformer(t, ctrl)
+		synctest.Wait()
+		clk.Step(time.Minute)
+		synctest.Wait()
+		require.Equal(t, []string{"add default/a@1 initial", "update default/a@1->default/a@1"}, rec.Events())
+	})
+}
+
+// WaitForCacheSync returns true once every function says synced, false if
+// the context ends first.
+func TestWaitForCacheSync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		require.True(t, WaitForCacheSync(t.Context()), "nothing to wait for")
+
+		synced := make(chan struct{})
+		isSynced := func() bool {
+			select {
+			case <-synced:
+				return true
+			default:
+				return false
+			}
+		}
+		result := make(chan bool)
+		go func() { result <- WaitForCacheSync(t.Context(), func() bool { return true }, isSynced) }()
+		synctest.Wait()
+		select {
+		case <-result:
+			t.Fatal("returned before synced")
+		default:
+		}
+		close(synced)
+		require.True(t, <-result)
+
+		ctx, cancel := context.WithCancel(t.Context())
+		go func() { result <- WaitForCacheSync(ctx, func() bool { return false }) }()
+		cancel()
+		require.False(t, <-result)
+	})
+}

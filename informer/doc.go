@@ -1,0 +1,87 @@
+// Package informer is the part of the pipeline that turns a stream of changes
+// into a local cache and into calls to your code: client-go's
+// tools/cache/controller.go and shared_informer.go, the informers factory,
+// and the generated listers.
+//
+// # The story
+//
+// An informer has two duties ("Kubernetes-Informer" by smartkeyerror, §2):
+// keep a local copy of one resource up to date, which is the most important
+// one, and tell registered event handlers about every change. Article 004
+// ("Kubernetes Controller 实现机制深度解析" by 赵化冰) splits the way there
+// into seven steps; this package does steps 3 to 6, on top of the
+// reflector (steps 1-2), the deltafifo queue, and the indexer (step 5):
+//
+//  1. the Reflector lists, then watches from the list's resourceVersion;
+//  2. it puts the list (Replace) and every event (Add/Update/Delete) into
+//     the queue;
+//  3. the controller's processLoop pops the queue (controller.go);
+//  4. HandleDeltas applies each popped item to the Indexer, oldest delta
+//     first (processDeltas);
+//  5. the Indexer stores it under its key and updates its indices;
+//  6. the informer notifies the handlers: OnAdd, OnUpdate, OnDelete;
+//  7. a handler puts the object's key on a work queue, and a worker
+//     reconciles it, reading the object back from the cache.
+//
+// Step 6 is where sharing happens. Every controller in a process that
+// watches pods should share one list, one watch and one cache ("informer"
+// notes, §2.5), so the informer lets any number of handlers register
+// (§2.6, the observer pattern) and gives each its own goroutine and
+// unbounded buffer (§2.7): a slow handler delays only itself. That is the
+// sharedProcessor (one per informer) and its processorListeners (one per
+// handler, processor_listener.go). The SharedInformerFactory makes sure
+// there is one informer per resource in the first place (factory.go), and a
+// Lister reads the cache with types (lister.go).
+//
+// # Who sees what, when
+//
+//   - The cache is updated before any handler is told, so a handler (or a
+//     worker it feeds) that reads the cache sees at least that state.
+//   - Each handler gets its notifications one at a time and in order; for
+//     one object, the states it sees are a subsequence of the states the
+//     object went through. States can be skipped (the DeltaFIFO hands out
+//     all of a key's deltas at once, a relist replaces what was missed)
+//     but are never reordered.
+//   - A delete the watch missed (the connection was down when it
+//     happened) is found by the next relist and delivered as OnDelete of a
+//     deltafifo.DeletedFinalStateUnknown, a tombstone. This answers the
+//     closing question of the "informer" notes (can list/watch lose
+//     events, and does it matter?): single events can be lost, but the
+//     relist makes the cache, and every handler's view, right again.
+//   - Resync replays the cache: every object comes back as OnUpdate with
+//     old == new, to the handlers whose resync period has passed. Nothing
+//     changed on the server; it is the informer's way of saying "here is
+//     everything again, in case you dropped something". An OnUpdate whose
+//     old and new resourceVersion are equal is therefore treated as a
+//     resync; this is why a transform must never blank the resourceVersion.
+//   - The informer's HasSynced turns true once the cache holds the initial
+//     list. A handler's registration has its own HasSynced, true once that
+//     handler has also handled every object of that list: wait for the
+//     registrations, not the informer, before starting workers that rely on
+//     the handler having seen everything.
+//
+// # Where kinformer differs from client-go
+//
+//   - context.Context instead of stop channels: Run(ctx), Start(ctx),
+//     WaitForCacheSync(ctx, ...).
+//   - One handler type: ResourceEventHandlerFuncs.AddFunc has the
+//     isInInitialList parameter (client-go's ResourceEventHandlerDetailedFuncs).
+//   - A registration reports Pending(), the handler's backlog
+//     (client-go#1326, kubernetes#137314).
+//   - A handler that panics is recovered, logged, and called again for the
+//     next notification at once; client-go sleeps a second after a panic.
+//     A panicking initial-list add still counts as handled for HasSynced.
+//   - A newly added handler is not "due for resync" until its own period
+//     has passed (client-go marks a new listener due at once).
+//   - The informer runs on a DeltaFIFO by default (QueueKind), as the
+//     articles teach; client-go switched its default to the RealFIFO in
+//     1.36. Both are built; docs/informer.md says why the default differs.
+//   - SharedInformerFactory.InformerFor takes a listwatch.Resource instead
+//     of a typed accessor per resource; listers are generic (NewLister[T]).
+//   - The processor starts before and stops after the controller, in the
+//     same goroutine as Run, so nothing is ever handed to a listener that
+//     is not running (client-go starts it in a goroutine and makes
+//     distribute wait until it has started).
+//   - No cache mutation detector runs inside the informer: indexer's
+//     CacheMutationDetector is a test tool, called from tests.
+package informer

@@ -1,0 +1,117 @@
+package informer
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/fakeapiserver"
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/stretchr/testify/require"
+)
+
+// Two consumers ask the factory for the pod informer: they get the same
+// one, and the server sees one list and one watch for both. Article:
+// "informer" notes §2.5 (one connection per resource); "Kubernetes 源码阅读
+// - Informer", InformerFor.
+func TestFactory_OneWatchPerResource(t *testing.T) {
+	e := newServerEnv(t, fakeapiserver.Options{})
+	e.create(pod("a"))
+	factory := NewSharedInformerFactory(e.client, 0)
+
+	podsForDeployments := factory.InformerFor(listwatch.Pods) // two controllers,
+	podsForReplicaSets := factory.InformerFor(listwatch.Pods) // one informer
+	require.Same(t, podsForDeployments, podsForReplicaSets)
+	deployments, replicaSets := &recorder{}, &recorder{}
+	regD, err := podsForDeployments.AddEventHandler(deployments)
+	require.NoError(t, err)
+	regR, err := podsForReplicaSets.AddEventHandler(replicaSets)
+	require.NoError(t, err)
+	configMaps := factory.InformerFor(listwatch.ConfigMaps)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	factory.Start(ctx)
+	factory.Start(ctx) // starting twice starts nothing twice
+	require.Equal(t, map[string]bool{"pods": true, "configmaps": true}, factory.WaitForCacheSync(ctx))
+	require.True(t, WaitForCacheSync(ctx, regD.HasSynced, regR.HasSynced, configMaps.HasSynced))
+	require.Equal(t, deployments.Events(), replicaSets.Events())
+	require.Len(t, deployments.Events(), 1)
+
+	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 1 && e.srv.OpenWatches("configmaps") == 1 },
+		10*time.Second, time.Millisecond, "each informer watches once it has listed")
+	require.Equal(t, 1, e.srv.RequestCount("list", "pods"), "one list for two consumers")
+	require.Equal(t, 1, e.srv.RequestCount("watch", "pods"), "one watch for two consumers")
+	require.Equal(t, 1, e.srv.RequestCount("watch", "configmaps"), "and one per other resource")
+
+	cancel()
+	factory.Shutdown()
+	require.True(t, podsForDeployments.IsStopped())
+	require.True(t, configMaps.IsStopped())
+	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 0 }, 10*time.Second, time.Millisecond)
+	factory.Start(context.Background()) // after Shutdown: does nothing
+	require.Equal(t, 1, e.srv.RequestCount("list", "pods"))
+}
+
+// The factory's options reach every informer it makes: the namespace, the
+// list-option tweak (here a label selector), per-resource resync and the
+// transform.
+func TestFactory_Options(t *testing.T) {
+	e := newServerEnv(t, fakeapiserver.Options{})
+	e.create(pod("web", "app=web"))
+	e.create(pod("db", "app=db"))
+	elsewhere := pod("web-elsewhere", "app=web")
+	elsewhere.Namespace = "kube-system"
+	e.create(elsewhere)
+
+	factory := NewSharedInformerFactoryWithOptions(e.client, time.Hour,
+		WithNamespace("default"),
+		WithTweakListOptions(func(o *listwatch.ListOptions) { o.LabelSelector = "app=web" }),
+		WithCustomResyncConfig(map[string]time.Duration{"pods": time.Minute}),
+		WithTransform(func(obj api.Object) (api.Object, error) {
+			p := obj.(*api.Pod).DeepCopy()
+			p.Spec = api.PodSpec{} // the cache keeps metadata only
+			return p, nil
+		}),
+	)
+	pods := factory.InformerFor(listwatch.Pods)
+	configMaps := factory.InformerFor(listwatch.ConfigMaps)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() { cancel(); factory.Shutdown() }()
+	factory.Start(ctx)
+	require.Equal(t, map[string]bool{"pods": true, "configmaps": true}, factory.WaitForCacheSync(ctx))
+
+	lister := NewLister[*api.Pod](pods.GetIndexer())
+	all, err := lister.List(api.Everything())
+	require.NoError(t, err)
+	require.Equal(t, []string{"default/web"}, names(all), "namespace and selector applied")
+	require.Empty(t, all[0].Spec.Containers, "transformed")
+	_, err = lister.ByNamespace("default").Get("db")
+	require.True(t, listwatch.IsNotFound(err))
+
+	resyncOf := func(inf SharedIndexInformer) time.Duration {
+		s := inf.(*sharedIndexInformer)
+		s.startedLock.Lock()
+		defer s.startedLock.Unlock()
+		return s.defaultEventHandlerResyncPeriod
+	}
+	require.Equal(t, time.Minute, resyncOf(pods), "custom resync for pods")
+	require.Equal(t, time.Hour, resyncOf(configMaps), "the default for the rest")
+}
+
+// WaitForCacheSync reports false for an informer that cannot sync before
+// the context ends, and only waits for started informers.
+func TestFactory_WaitForCacheSyncGivesUp(t *testing.T) {
+	e := newServerEnv(t, fakeapiserver.Options{})
+	e.srv.FailRequests(fakeapiserver.Fault{Verb: "list", Resource: "pods", Code: 500, Count: 1000})
+	factory := NewSharedInformerFactory(e.client, 0)
+	factory.InformerFor(listwatch.Pods)
+	require.Empty(t, factory.WaitForCacheSync(t.Context()), "nothing started, nothing to wait for")
+
+	runCtx, cancelRun := context.WithCancel(context.Background())
+	defer func() { cancelRun(); factory.Shutdown() }()
+	factory.Start(runCtx)
+	waitCtx, cancelWait := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancelWait()
+	require.Equal(t, map[string]bool{"pods": false}, factory.WaitForCacheSync(waitCtx))
+}

@@ -1,0 +1,255 @@
+package informer
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/deltafifo"
+	"github.com/kinformer/kinformer/indexer"
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+// quiet is a logger for tests that make the informer warn on purpose.
+var quiet = slog.New(slog.DiscardHandler)
+
+// fakeLW is an in-memory ListerWatcher in the spirit of client-go's
+// FakeControllerSource: a map of objects, one resourceVersion counter, a log
+// of every change, and open watches that get each change as it happens.
+// Everything is channels and mutexes, so it runs inside a synctest bubble,
+// where the whole informer is then in memory and synctest.Wait means
+// "everything that can happen has happened".
+type fakeLW struct {
+	mu      sync.Mutex
+	rv      int
+	objects map[string]api.Object
+	log     []listwatch.Event
+	watches []*fakeWatch
+	lists   int
+}
+
+func newFakeLW(objs ...api.Object) *fakeLW {
+	f := &fakeLW{objects: map[string]api.Object{}}
+	for _, o := range objs {
+		f.Add(o)
+	}
+	return f
+}
+
+func (f *fakeLW) List(_ context.Context, _ listwatch.ListOptions) (*listwatch.ObjectList, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lists++
+	keys := make([]string, 0, len(f.objects))
+	for k := range f.objects {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	l := &listwatch.ObjectList{ListMeta: api.ListMeta{ResourceVersion: strconv.Itoa(f.rv)}}
+	for _, k := range keys {
+		l.Items = append(l.Items, f.objects[k].DeepCopyObject())
+	}
+	return l, nil
+}
+
+// Watch replays the logged changes after opts.ResourceVersion, then
+// delivers new ones until stopped.
+func (f *fakeLW) Watch(ctx context.Context, opts listwatch.ListOptions) (listwatch.Watch, error) {
+	from, err := strconv.Atoi(opts.ResourceVersion)
+	if err != nil {
+		return nil, fmt.Errorf("fakeLW: watch from resourceVersion %q: %w", opts.ResourceVersion, err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w := &fakeWatch{lw: f, ch: make(chan listwatch.Event, 1024)}
+	for _, ev := range f.log {
+		if rv, _ := strconv.Atoi(ev.Object.GetResourceVersion()); rv > from {
+			w.ch <- ev
+		}
+	}
+	f.watches = append(f.watches, w)
+	context.AfterFunc(ctx, w.Stop)
+	return w, nil
+}
+
+// Lists is how many lists were served.
+func (f *fakeLW) Lists() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lists
+}
+
+// Add creates obj (a copy, stamped with the next resourceVersion) and
+// returns the stored copy.
+func (f *fakeLW) Add(obj api.Object) api.Object { return f.change(api.Added, obj) }
+
+// Modify replaces obj.
+func (f *fakeLW) Modify(obj api.Object) api.Object { return f.change(api.Modified, obj) }
+
+// Delete deletes obj.
+func (f *fakeLW) Delete(obj api.Object) api.Object { return f.change(api.Deleted, obj) }
+
+func (f *fakeLW) change(t api.EventType, obj api.Object) api.Object {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.rv++
+	obj = obj.DeepCopyObject()
+	obj.SetResourceVersion(strconv.Itoa(f.rv))
+	key, _ := indexer.MetaNamespaceKeyFunc(obj)
+	if t == api.Deleted {
+		delete(f.objects, key)
+	} else {
+		f.objects[key] = obj
+	}
+	ev := listwatch.Event{Type: t, Object: obj}
+	f.log = append(f.log, ev)
+	for _, w := range f.watches {
+		w.ch <- ev
+	}
+	return obj.DeepCopyObject()
+}
+
+type fakeWatch struct {
+	lw      *fakeLW
+	ch      chan listwatch.Event
+	stopped bool
+}
+
+func (w *fakeWatch) ResultChan() <-chan listwatch.Event { return w.ch }
+
+func (w *fakeWatch) Stop() {
+	f := w.lw
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if w.stopped {
+		return
+	}
+	w.stopped = true
+	close(w.ch)
+	f.watches = slices.DeleteFunc(f.watches, func(x *fakeWatch) bool { return x == w })
+}
+
+// pod returns a pod in namespace default with the given labels
+// ("k=v" pairs).
+func pod(name string, labels ...string) *api.Pod {
+	p := &api.Pod{
+		ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name},
+		Spec:       api.PodSpec{Containers: []api.Container{{Name: "app", Image: "busybox:1.36"}}},
+	}
+	for _, kv := range labels {
+		k, v, _ := strings.Cut(kv, "=")
+		if p.Labels == nil {
+			p.Labels = map[string]string{}
+		}
+		p.Labels[k] = v
+	}
+	return p
+}
+
+// describe prints a notification's object: "default/a@3", or
+// "tombstone(default/a@3)" for a DeletedFinalStateUnknown.
+func describe(obj any) string {
+	switch o := obj.(type) {
+	case deltafifo.DeletedFinalStateUnknown:
+		if o.Obj == nil {
+			return "tombstone(" + o.Key + ")"
+		}
+		return "tombstone(" + describe(o.Obj) + ")"
+	case api.Object:
+		key, _ := indexer.MetaNamespaceKeyFunc(o)
+		return key + "@" + o.GetResourceVersion()
+	}
+	return fmt.Sprintf("%T", obj)
+}
+
+// recorder is a handler that writes down every notification as a line:
+//
+//	add default/a@1 initial
+//	update default/a@1->default/a@2
+//	delete default/a@3
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+}
+
+func (r *recorder) OnAdd(obj any, isInInitialList bool) {
+	line := "add " + describe(obj)
+	if isInInitialList {
+		line += " initial"
+	}
+	r.record(line)
+}
+
+func (r *recorder) OnUpdate(oldObj, newObj any) {
+	r.record("update " + describe(oldObj) + "->" + describe(newObj))
+}
+
+func (r *recorder) OnDelete(obj any) { r.record("delete " + describe(obj)) }
+
+func (r *recorder) record(line string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, line)
+}
+
+// Events returns the lines so far.
+func (r *recorder) Events() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
+}
+
+// Len returns how many notifications were recorded.
+func (r *recorder) Len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.events)
+}
+
+// runInformer runs inf until the test ends (or stop is called) and returns
+// stop, which cancels the informer and waits for Run to return.
+func runInformer(t *testing.T, inf interface{ Run(context.Context) }) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		inf.Run(ctx)
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// cachedKeys returns the keys of a store, sorted, with resourceVersions:
+// ["default/a@1", ...].
+func cachedKeys(s indexer.Store) []string {
+	var out []string
+	for _, obj := range s.List() {
+		out = append(out, describe(obj))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// queueKinds runs f once per queue the informer can use.
+func queueKinds(t *testing.T, f func(t *testing.T, kind QueueKind)) {
+	for _, kind := range []struct {
+		name string
+		kind QueueKind
+	}{{"DeltaFIFO", DeltaFIFOQueue}, {"RealFIFO", RealFIFOQueue}} {
+		t.Run(kind.name, func(t *testing.T) { f(t, kind.kind) })
+	}
+}

@@ -1,0 +1,254 @@
+package informer
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The three notifications a listener carries from the informer to its
+// handler.
+type (
+	addNotification struct {
+		newObj          any
+		isInInitialList bool
+	}
+	updateNotification struct {
+		oldObj, newObj any
+	}
+	deleteNotification struct {
+		oldObj any
+	}
+)
+
+// ResourceEventHandlerRegistration is what AddEventHandler returns: a handle
+// to pass to RemoveEventHandler, and the state of that one handler.
+type ResourceEventHandlerRegistration interface {
+	// HasSynced is true once the informer has synced (its cache holds the
+	// initial list) AND this handler has finished handling every add of
+	// the initial list (or, for a handler added late, of the replay). The
+	// informer's own HasSynced only promises the first half: handlers may
+	// still be working through their backlog (kubernetes#113763).
+	HasSynced() bool
+	// Pending is the number of notifications given to this handler that it
+	// has not finished yet (queued plus the one in progress). A number
+	// that keeps growing means the handler is slower than the events
+	// (client-go#1326 asks for exactly this count).
+	Pending() int
+}
+
+// processorListener connects one handler to the informer. "informer" notes,
+// §2.7: each handler has its own unbounded queue, so handlers that run at
+// different speeds do not hold each other up.
+//
+// Two goroutines and two unbuffered channels:
+//
+//	add() ──addCh──▶ pop() [unbounded ring buffer] ──nextCh──▶ run() ──▶ handler
+//
+// add is called by the informer (under its delta lock) and only has to
+// hand the notification to pop, which is always ready to receive: pop
+// either offers the oldest buffered notification to run or takes a new one
+// into its buffer, whichever channel is ready first. So the informer never
+// waits for a handler; a slow handler only makes its own buffer grow. run
+// calls the handler one notification at a time, in order.
+//
+// Closing addCh stops the listener: pop closes nextCh and returns
+// (dropping what is still buffered), run finishes the notification in
+// progress and returns.
+type processorListener struct {
+	handler ResourceEventHandler
+	logger  *slog.Logger
+
+	addCh  chan any
+	nextCh chan any
+	buffer ringGrowing // owned by pop()
+
+	// pending counts notifications added and not yet handled;
+	// initialPending those among them that are initial-list adds.
+	pending        atomic.Int64
+	initialPending atomic.Int64
+	// upstreamHasSynced is the informer's HasSynced.
+	upstreamHasSynced func() bool
+
+	resyncLock sync.Mutex
+	// requestedResyncPeriod is what AddEventHandlerWithResyncPeriod asked
+	// for; resyncPeriod what the informer can do (see determineResyncPeriod).
+	requestedResyncPeriod time.Duration
+	resyncPeriod          time.Duration
+	nextResync            time.Time
+}
+
+// initialBufferSize is the initial capacity of a listener's buffer, as in
+// client-go. It doubles when full and never shrinks.
+const initialBufferSize = 1024
+
+func newProcessListener(handler ResourceEventHandler, requestedResyncPeriod, resyncPeriod time.Duration,
+	now time.Time, upstreamHasSynced func() bool, logger *slog.Logger) *processorListener {
+	p := &processorListener{
+		handler:               handler,
+		logger:                logger,
+		addCh:                 make(chan any),
+		nextCh:                make(chan any),
+		buffer:                newRingGrowing(initialBufferSize),
+		upstreamHasSynced:     upstreamHasSynced,
+		requestedResyncPeriod: requestedResyncPeriod,
+		resyncPeriod:          resyncPeriod,
+	}
+	p.determineNextResync(now)
+	return p
+}
+
+// add hands a notification to the listener. It blocks only until pop takes
+// it, which pop does at once, however busy the handler is.
+func (p *processorListener) add(notification any) {
+	if a, ok := notification.(addNotification); ok && a.isInInitialList {
+		p.initialPending.Add(1)
+	}
+	p.pending.Add(1)
+	p.addCh <- notification
+}
+
+// pop moves notifications from addCh into the buffer and from the buffer to
+// nextCh. nextCh is nil (so its select case never fires) while there is
+// nothing to offer.
+func (p *processorListener) pop() {
+	defer close(p.nextCh) // tells run to stop
+	var nextCh chan<- any
+	var notification any // the one offered to run; nil if none
+	for {
+		select {
+		case nextCh <- notification:
+			var ok bool
+			notification, ok = p.buffer.readOne()
+			if !ok {
+				nextCh = nil // nothing left to offer
+			}
+		case n, ok := <-p.addCh:
+			if !ok {
+				return
+			}
+			if notification == nil {
+				notification = n
+				nextCh = p.nextCh
+			} else {
+				p.buffer.writeOne(n)
+			}
+		}
+	}
+}
+
+// run calls the handler for each notification, in order, until pop closes
+// nextCh.
+func (p *processorListener) run() {
+	for notification := range p.nextCh {
+		p.handle(notification)
+	}
+}
+
+// handle calls the handler for one notification. A panicking handler is
+// recovered and logged and the notification counts as handled, so the
+// listener (and the informer, and the handler's HasSynced) keep going.
+// client-go does the same and then sleeps a second before the next
+// notification; kinformer does not sleep (one panic per notification is
+// already bounded by the number of notifications).
+func (p *processorListener) handle(notification any) {
+	defer p.pending.Add(-1)
+	defer func() {
+		if r := recover(); r != nil {
+			p.logger.Error("informer: event handler panicked; notification skipped",
+				"handler", fmt.Sprintf("%T", p.handler), "notification", fmt.Sprintf("%T", notification),
+				"panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	switch n := notification.(type) {
+	case addNotification:
+		if n.isInInitialList {
+			defer p.initialPending.Add(-1)
+		}
+		p.handler.OnAdd(n.newObj, n.isInInitialList)
+	case updateNotification:
+		p.handler.OnUpdate(n.oldObj, n.newObj)
+	case deleteNotification:
+		p.handler.OnDelete(n.oldObj)
+	default:
+		p.logger.Error("informer: unknown notification", "notification", fmt.Sprintf("%T", notification))
+	}
+}
+
+// HasSynced implements ResourceEventHandlerRegistration. The order of the
+// two reads matters: once the informer has synced, every initial-list add
+// has already been counted in initialPending (the informer counts them
+// before its HasSynced can turn true), so a zero read afterwards means they
+// were all handled.
+func (p *processorListener) HasSynced() bool {
+	return p.upstreamHasSynced() && p.initialPending.Load() == 0
+}
+
+// Pending implements ResourceEventHandlerRegistration.
+func (p *processorListener) Pending() int { return int(p.pending.Load()) }
+
+// shouldResync reports whether the listener is due for a resync at now.
+func (p *processorListener) shouldResync(now time.Time) bool {
+	p.resyncLock.Lock()
+	defer p.resyncLock.Unlock()
+	if p.resyncPeriod == 0 {
+		return false
+	}
+	return !now.Before(p.nextResync)
+}
+
+func (p *processorListener) determineNextResync(now time.Time) {
+	p.resyncLock.Lock()
+	defer p.resyncLock.Unlock()
+	p.nextResync = now.Add(p.resyncPeriod)
+}
+
+func (p *processorListener) setResyncPeriod(resyncPeriod time.Duration) {
+	p.resyncLock.Lock()
+	defer p.resyncLock.Unlock()
+	p.resyncPeriod = resyncPeriod
+}
+
+// ringGrowing is the listener's unbounded FIFO buffer: a ring that doubles
+// when full (client-go's buffer.RingGrowing). Not safe for concurrent use:
+// only pop() touches it.
+type ringGrowing struct {
+	data []any
+	head int // index of the oldest element
+	n    int // number of elements
+}
+
+func newRingGrowing(initialSize int) ringGrowing {
+	return ringGrowing{data: make([]any, initialSize)}
+}
+
+// readOne removes and returns the oldest element, or false if empty.
+func (r *ringGrowing) readOne() (any, bool) {
+	if r.n == 0 {
+		return nil, false
+	}
+	v := r.data[r.head]
+	r.data[r.head] = nil // let it be collected
+	r.head = (r.head + 1) % len(r.data)
+	r.n--
+	return v, true
+}
+
+// writeOne appends v, doubling the ring first if it is full.
+func (r *ringGrowing) writeOne(v any) {
+	if r.n == len(r.data) {
+		grown := make([]any, 2*max(len(r.data), 1))
+		// Copy in order: head..end, then 0..head.
+		copied := copy(grown, r.data[r.head:])
+		copy(grown[copied:], r.data[:r.head])
+		r.data, r.head = grown, 0
+	}
+	r.data[(r.head+r.n)%len(r.data)] = v
+	r.n++
+}
+
+// len returns the number of buffered elements.
+func (r *ringGrowing) len() int { return r.n }

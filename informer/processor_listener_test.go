@@ -1,0 +1,104 @@
+package informer
+
+import (
+	"log/slog"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The ring buffer grows without bound and hands elements back in order,
+// across growths and wrap-arounds.
+func TestProcessorListener_RingGrowingKeepsOrder(t *testing.T) {
+	r := newRingGrowing(2)
+	next, want := 0, 0
+	for round := range 5 {
+		for range 3 + round*7 { // write more than is read: the ring must grow
+			r.writeOne(next)
+			next++
+		}
+		for range 2 + round*5 {
+			v, ok := r.readOne()
+			require.True(t, ok)
+			require.Equal(t, want, v)
+			want++
+		}
+	}
+	for r.len() > 0 {
+		v, _ := r.readOne()
+		require.Equal(t, want, v)
+		want++
+	}
+	require.Equal(t, next, want)
+	_, ok := r.readOne()
+	require.False(t, ok)
+}
+
+// add never waits for the handler: with the handler blocked, thousands of
+// notifications go in (more than the initial buffer), Pending counts them,
+// and once released the handler gets every one, in order.
+// Article: "informer" notes §2.7 (per-handler unbounded queue).
+func TestProcessorListener_AddNeverBlocksOnASlowHandler(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		var got []int
+		h := ResourceEventHandlerFuncs{AddFunc: func(obj any, _ bool) {
+			<-gate
+			got = append(got, obj.(int))
+		}}
+		l := newProcessListener(h, 0, 0, time.Now(), func() bool { return true }, slog.Default())
+		done := make(chan struct{})
+		go func() { l.pop(); done <- struct{}{} }()
+		go func() { l.run(); done <- struct{}{} }()
+
+		const n = 3 * initialBufferSize
+		for i := range n {
+			l.add(addNotification{newObj: i}) // returns although the handler is blocked
+		}
+		synctest.Wait()
+		require.Equal(t, n, l.Pending())
+
+		close(gate)
+		synctest.Wait()
+		require.Equal(t, 0, l.Pending())
+		require.Len(t, got, n)
+		for i, v := range got {
+			require.Equal(t, i, v)
+		}
+
+		close(l.addCh) // what the processor does to stop a listener
+		<-done
+		<-done
+	})
+}
+
+// A stopped listener drops what is still buffered and its goroutines
+// return once the handler call in progress finishes.
+func TestProcessorListener_StopDropsBuffered(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		gate := make(chan struct{})
+		calls := 0
+		h := ResourceEventHandlerFuncs{UpdateFunc: func(_, _ any) { <-gate; calls++ }}
+		p := newSharedProcessor(nil)
+		l := newProcessListener(h, 0, 0, time.Now(), func() bool { return true }, slog.Default())
+		p.addListener(l)
+		p.start()
+		for range 10 {
+			p.distribute(updateNotification{}, false)
+		}
+		synctest.Wait()
+		stopped := make(chan struct{})
+		go func() { p.stop(); close(stopped) }()
+		synctest.Wait()
+		select {
+		case <-stopped:
+			t.Fatal("stop returned while a handler call was in progress")
+		default:
+		}
+		close(gate)
+		<-stopped
+		require.Equal(t, 1, calls, "the call in progress finished; the 9 buffered were dropped")
+	})
+}

@@ -1,0 +1,325 @@
+package informer
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/deltafifo"
+	"github.com/kinformer/kinformer/fakeapiserver"
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/stretchr/testify/require"
+)
+
+// These tests run informers against the in-process fake API server over
+// real HTTP, and break things with its fault injection.
+
+// What was there before the informer started reaches every handler as
+// adds with isInInitialList, in list order; later creations are plain
+// adds. Article: "Kubernetes Controller 实现机制深度解析" (赵化冰), step 7:
+// the handler receives the complete list as ADDED notifications, so it never
+// has to care about the List/Watch split.
+func TestInformer_InitialListArrivesAsAdds(t *testing.T) {
+	queueKinds(t, func(t *testing.T, kind QueueKind) {
+		e := newServerEnv(t, fakeapiserver.Options{})
+		a, b := e.create(pod("a")), e.create(pod("b"))
+		elsewhere := pod("elsewhere")
+		elsewhere.Namespace = "kube-system" // not in the informer's namespace
+		e.create(elsewhere)
+
+		inf := e.podInformer(kind, nil)
+		rec := &recorder{}
+		reg, err := inf.AddEventHandler(rec)
+		require.NoError(t, err)
+		runInformer(t, inf)
+		require.True(t, WaitForCacheSync(t.Context(), reg.HasSynced))
+		require.Equal(t, []string{"add " + describe(a) + " initial", "add " + describe(b) + " initial"}, rec.Events())
+
+		c := e.create(pod("c"))
+		e.eventually(func() bool { return rec.Len() == 3 })
+		require.Equal(t, "add "+describe(c), rec.Events()[2])
+		require.Equal(t, c.GetResourceVersion(), inf.LastSyncResourceVersion())
+		require.Equal(t, 1, e.srv.RequestCount("list", "pods"))
+		require.Equal(t, 1, e.srv.RequestCount("watch", "pods"))
+	})
+}
+
+// A delete the client missed while its watch was down (the server's
+// history was compacted meanwhile, so it cannot catch up from its last
+// resourceVersion) comes out of the relist as OnDelete of a
+// DeletedFinalStateUnknown holding the last state the cache knew.
+// Article: "informer" notes §3, the closing question (can list/watch lose
+// events?); kubernetes#112354 and longhorn#1900 (handlers must unwrap it).
+func TestInformer_TombstoneWhenDeleteMissedDuringOutage(t *testing.T) {
+	queueKinds(t, func(t *testing.T, kind QueueKind) {
+		e := newServerEnv(t, fakeapiserver.Options{})
+		e.create(pod("a"))
+		e.create(pod("b"))
+		inf := e.podInformer(kind, nil)
+		rec := &recorder{}
+		var mu sync.Mutex
+		var deleted []*api.Pod
+		_, err := inf.AddEventHandler(rec)
+		require.NoError(t, err)
+		reg, err := inf.AddEventHandler(ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+			// The unwrap every DeleteFunc needs.
+			if tombstone, ok := obj.(deltafifo.DeletedFinalStateUnknown); ok {
+				obj = tombstone.Obj
+			}
+			mu.Lock()
+			deleted = append(deleted, obj.(*api.Pod))
+			mu.Unlock()
+		}})
+		require.NoError(t, err)
+		runInformer(t, inf)
+		e.eventually(reg.HasSynced)
+
+		// b is deleted; the client sees the graceful-deletion MODIFIED but
+		// the DELETED is lost to it.
+		e.srv.DropEvents(func(ev fakeapiserver.Event) bool { return ev.Type == api.Deleted && ev.Name == "b" })
+		_, err = e.srv.Delete("pods", "default", "b")
+		require.NoError(t, err)
+		var lastSeen api.Object
+		e.eventually(func() bool {
+			lastSeen, _, _ = inf.GetStore().GetByKey("default/b")
+			return lastSeen != nil && lastSeen.GetDeletionTimestamp() != nil
+		})
+		e.srv.DropEvents(nil)
+
+		// The outage: the watch breaks, and the history it would resume
+		// from is compacted away. The watch gets 410 Expired; the relist
+		// no longer has b.
+		e.srv.CompactHistory()
+		e.srv.CloseWatches()
+		e.eventually(func() bool {
+			_, exists, _ := inf.GetStore().GetByKey("default/b")
+			return !exists
+		})
+
+		events := rec.Events()
+		require.Equal(t, "delete tombstone("+describe(lastSeen)+")", events[len(events)-1])
+		e.eventually(func() bool { mu.Lock(); defer mu.Unlock(); return len(deleted) == 1 })
+		mu.Lock()
+		require.Equal(t, "b", deleted[0].Name, "the tombstone carries the last state the cache knew")
+		mu.Unlock()
+		require.Equal(t, 2, e.srv.RequestCount("list", "pods"), "one relist")
+		require.Equal(t, e.serverKeys("pods", "default"), cachedKeys(inf.GetStore()))
+	})
+}
+
+// An informer with a label selector: an object whose labels stop matching
+// is deleted from the cache (the server sends DELETED to a filtered watch),
+// one that starts matching is added. A FilteringResourceEventHandler on an
+// unfiltered informer makes the same transitions on the client side.
+func TestInformer_SelectorTransitionDeletes(t *testing.T) {
+	queueKinds(t, func(t *testing.T, kind QueueKind) {
+		e := newServerEnv(t, fakeapiserver.Options{})
+		a := e.create(pod("a", "app=web"))
+		e.create(pod("b", "app=db"))
+
+		filtered := e.podInformer(kind, func(o *listwatch.ListOptions) { o.LabelSelector = "app=web" })
+		serverSide := &recorder{}
+		_, err := filtered.AddEventHandler(serverSide)
+		require.NoError(t, err)
+		unfiltered := e.podInformer(kind, nil)
+		clientSide := &recorder{}
+		_, err = unfiltered.AddEventHandler(FilteringResourceEventHandler{
+			FilterFunc: func(obj any) bool { return obj.(*api.Pod).Labels["app"] == "web" },
+			Handler:    clientSide,
+		})
+		require.NoError(t, err)
+		runInformer(t, filtered)
+		runInformer(t, unfiltered)
+		require.True(t, WaitForCacheSync(t.Context(), filtered.HasSynced, unfiltered.HasSynced))
+		require.Equal(t, []string{describe(a)}, cachedKeys(filtered.GetStore()))
+
+		a2 := e.update(pod("a", "app=db"))  // leaves the selector
+		b2 := e.update(pod("b", "app=web")) // enters it
+		e.eventually(func() bool { return serverSide.Len() == 3 && clientSide.Len() == 3 })
+		require.Equal(t, []string{"add " + describe(a) + " initial", "delete default/a@" + a2.GetResourceVersion(), "add " + describe(b2)}, serverSide.Events())
+		require.Equal(t, []string{"add " + describe(a) + " initial", "delete " + describe(a), "add " + describe(b2)}, clientSide.Events(),
+			"client-side, the delete carries the last accepted state")
+		require.Equal(t, []string{describe(b2)}, cachedKeys(filtered.GetStore()))
+	})
+}
+
+// The informer is eventually consistent: after random creates, updates and
+// deletes interleaved with dropped watches, outages that lose events, and
+// compactions, the cache equals the server's list, and every handler has
+// seen each object's versions in increasing order, its view ending equal to
+// the server's too. DESIGN.md "Nothing is lost"; "informer" notes §3.
+func TestInformer_EventuallyConsistentUnderFaults(t *testing.T) {
+	queueKinds(t, func(t *testing.T, kind QueueKind) {
+		e := newServerEnv(t, fakeapiserver.Options{History: 40})
+		lw := listwatch.NewFilteredListWatchFromClient(e.client, listwatch.ConfigMaps, "default", nil)
+		inf := NewSharedIndexInformerWithOptions(lw, &api.ConfigMap{}, SharedIndexInformerOptions{Queue: kind, Clock: e.clock})
+		early := newOrderChecker()
+		_, err := inf.AddEventHandler(early)
+		require.NoError(t, err)
+		runInformer(t, inf)
+		handlers := []*orderChecker{early}
+
+		rnd := rand.New(rand.NewPCG(6, uint64(kind)))
+		live := map[string]bool{}
+		for op := range 400 {
+			name := fmt.Sprintf("cm-%02d", rnd.IntN(25))
+			switch {
+			case !live[name]:
+				e.create(&api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"op": strconv.Itoa(op)}})
+				live[name] = true
+			case rnd.IntN(4) == 0:
+				_, err := e.srv.Delete("configmaps", "default", name)
+				require.NoError(t, err)
+				delete(live, name)
+			default:
+				e.update(&api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"op": strconv.Itoa(op)}})
+			}
+			switch op % 50 {
+			case 10: // a dropped watch: resumes from its last resourceVersion
+				e.srv.CloseWatches()
+			case 20: // an outage begins: the client misses every event
+				e.srv.DropEvents(func(fakeapiserver.Event) bool { return true })
+			case 30: // it ends with the watch broken, sometimes after a compaction
+				e.srv.DropEvents(nil)
+				if rnd.IntN(2) == 0 {
+					e.srv.CompactHistory()
+				}
+				e.srv.CloseWatches()
+			case 40:
+				e.clock.Step(2 * time.Second) // let a Reflector waiting out a backoff go on
+			}
+			if op == 200 { // a handler that joins half way
+				late := newOrderChecker()
+				_, err := inf.AddEventHandler(late)
+				require.NoError(t, err)
+				handlers = append(handlers, late)
+			}
+		}
+
+		want := e.serverKeys("configmaps", "default")
+		e.eventually(func() bool {
+			if !slices.Equal(want, cachedKeys(inf.GetStore())) {
+				return false
+			}
+			for _, h := range handlers {
+				if !slices.Equal(want, h.view()) {
+					return false
+				}
+			}
+			return true
+		}, "the cache and every handler's view end equal to the server's list")
+		for i, h := range handlers {
+			require.Empty(t, h.violations(), "handler %d saw versions out of order", i)
+		}
+		relists := e.srv.RequestCount("list", "configmaps") - 1
+		t.Logf("%d relists, %d watches, %d tombstones, %d notifications to the first handler",
+			relists, e.srv.RequestCount("watch", "configmaps"), early.tombstones, early.notifications)
+		require.Positive(t, relists, "the outages forced relists")
+		require.Positive(t, early.tombstones, "and some deletes were only learnt from a relist")
+	})
+}
+
+// orderChecker is a handler that keeps its own view of the objects, built
+// only from its notifications, and writes down every notification that
+// breaks the informer's ordering promise:
+//
+//   - an add is for a key it does not have;
+//   - an update's old object is the one it has, and its new version is
+//     newer (no resyncs run in these tests);
+//   - a delete is for a key it has, with a newer version (a DELETED event)
+//     or, for a tombstone, the version it has.
+type orderChecker struct {
+	mu                        sync.Mutex
+	objs                      map[string]api.Object
+	broken                    []string
+	notifications, tombstones int
+}
+
+func newOrderChecker() *orderChecker { return &orderChecker{objs: map[string]api.Object{}} }
+
+func rvOf(o api.Object) int {
+	n, _ := strconv.Atoi(o.GetResourceVersion())
+	return n
+}
+
+func (c *orderChecker) OnAdd(obj any, _ bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.notifications++
+	o := obj.(api.Object)
+	key := describeKey(o)
+	if _, exists := c.objs[key]; exists {
+		c.broken = append(c.broken, "add of a known key "+describe(o))
+	}
+	c.objs[key] = o
+}
+
+func (c *orderChecker) OnUpdate(oldObj, newObj any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.notifications++
+	old, cur := oldObj.(api.Object), newObj.(api.Object)
+	key := describeKey(cur)
+	had, exists := c.objs[key]
+	switch {
+	case !exists:
+		c.broken = append(c.broken, "update of an unknown key "+describe(cur))
+	case rvOf(old) != rvOf(had):
+		c.broken = append(c.broken, fmt.Sprintf("update from %s but the handler had %s", describe(old), describe(had)))
+	case rvOf(cur) <= rvOf(had):
+		c.broken = append(c.broken, fmt.Sprintf("update to %s is not newer than %s", describe(cur), describe(had)))
+	}
+	c.objs[key] = cur
+}
+
+func (c *orderChecker) OnDelete(obj any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.notifications++
+	var key string
+	rv, tombstone := 0, false
+	switch o := obj.(type) {
+	case deltafifo.DeletedFinalStateUnknown:
+		key, tombstone = o.Key, true
+		c.tombstones++
+		if o.Obj != nil {
+			rv = rvOf(o.Obj)
+		}
+	case api.Object:
+		key, rv = describeKey(o), rvOf(o)
+	}
+	had, exists := c.objs[key]
+	switch {
+	case !exists:
+		c.broken = append(c.broken, "delete of an unknown key "+describe(obj))
+	case tombstone && rv != 0 && rv != rvOf(had):
+		c.broken = append(c.broken, fmt.Sprintf("tombstone %s but the handler had %s", describe(obj), describe(had)))
+	case !tombstone && rv <= rvOf(had):
+		c.broken = append(c.broken, fmt.Sprintf("delete at %s is not newer than %s", describe(obj), describe(had)))
+	}
+	delete(c.objs, key)
+}
+
+func (c *orderChecker) view() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, o := range c.objs {
+		out = append(out, describe(o))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (c *orderChecker) violations() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.broken...)
+}
+
+func describeKey(o api.Object) string { return o.GetNamespace() + "/" + o.GetName() }

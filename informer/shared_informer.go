@@ -1,0 +1,410 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/deltafifo"
+	"github.com/kinformer/kinformer/indexer"
+	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/reflector"
+)
+
+// SharedIndexInformer keeps an indexed cache of one resource in step with
+// the API server and notifies any number of handlers of every change, over
+// one list and one watch ("informer" notes, §2.5-2.7: one connection per
+// resource shared by every consumer, observer-pattern registration, an
+// unbounded queue per handler).
+//
+// Its guarantees, as client-go states them for its SharedInformer:
+//
+//   - Eventually consistent: once changes stop, the cache holds exactly the
+//     server's objects, and every handler has been told of each one. The
+//     states a handler sees for an object are a subsequence of the states
+//     the object went through, in order (some may be skipped, never
+//     reordered).
+//   - A handler is notified after the cache has been updated.
+//   - Each handler gets its notifications one at a time, in order.
+//   - A resync notification is an OnUpdate whose old and new objects have
+//     the same resourceVersion.
+type SharedIndexInformer interface {
+	// AddEventHandler registers a handler with the informer's default
+	// resync period. Added after Run, the handler first gets an OnAdd
+	// (isInInitialList true) for every cached object. Errors once the
+	// informer has stopped.
+	AddEventHandler(handler ResourceEventHandler) (ResourceEventHandlerRegistration, error)
+	// AddEventHandlerWithResyncPeriod is AddEventHandler with the handler's
+	// own resync period (0: no resync).
+	//
+	// The informer has one resync timer, ticking every resync check
+	// period; at each tick the handlers whose own period has passed get a
+	// resync. So, as in client-go:
+	//
+	//   - a period under a second is raised to a second;
+	//   - before Run, a period smaller than the check period lowers the
+	//     check period (the smallest handler period wins);
+	//   - after Run the check period is fixed, and a smaller period is
+	//     raised to it;
+	//   - an informer built without a resync period (check period 0) has
+	//     no timer, and its handlers get no resync whatever they ask for.
+	AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error)
+	// RemoveEventHandler unregisters a handler. Notifications it has not
+	// handled yet are dropped; one in progress finishes. Removing twice is
+	// not an error.
+	RemoveEventHandler(handle ResourceEventHandlerRegistration) error
+	// GetStore and GetIndexer return the cache. Do not modify what they
+	// hold.
+	GetStore() indexer.Store
+	GetIndexer() indexer.Indexer
+	// AddIndexers adds indices to the cache, indexing what it holds.
+	AddIndexers(indexers indexer.Indexers) error
+	// Run runs the informer until ctx ends, then waits for its goroutines
+	// (including handler calls in progress) to return. A second Run
+	// returns at once.
+	Run(ctx context.Context)
+	// HasSynced is true once the cache holds the initial list. It says
+	// nothing about handlers: see ResourceEventHandlerRegistration.HasSynced.
+	HasSynced() bool
+	// LastSyncResourceVersion is the resourceVersion the cache last caught
+	// up to ("" before the first list).
+	LastSyncResourceVersion() string
+	// SetWatchErrorHandler sets the hook that sees every list or watch
+	// failure. Only before Run.
+	SetWatchErrorHandler(handler func(r *reflector.Reflector, err error)) error
+	// SetTransform sets a function applied to every object arriving from
+	// the server before it is queued and cached, typically to drop fields
+	// nothing reads. Only before Run.
+	//
+	// A transform must keep the resourceVersion: an OnUpdate whose old and
+	// new objects have the same resourceVersion is taken for a resync and
+	// only reaches handlers due for one, so blanking it makes every real
+	// update vanish for the other handlers (falcosecurity/k8s-metacollector#188).
+	// It must also keep name and namespace (the key), and it must not
+	// modify the object it is given in place if that object may be shared.
+	SetTransform(f deltafifo.TransformFunc) error
+	// IsStopped is true once Run has returned.
+	IsStopped() bool
+}
+
+// QueueKind picks the queue between the Reflector and the informer.
+type QueueKind int
+
+const (
+	// DeltaFIFOQueue is the DeltaFIFO the articles describe: per key, every
+	// delta since it was last popped, handed out together. The default.
+	DeltaFIFOQueue QueueKind = iota
+	// RealFIFOQueue is client-go's default since 1.36: every notification
+	// in arrival order, one at a time.
+	RealFIFOQueue
+)
+
+// SharedIndexInformerOptions configure NewSharedIndexInformerWithOptions.
+type SharedIndexInformerOptions struct {
+	// ResyncPeriod is the default resync period of handlers (0: none).
+	ResyncPeriod time.Duration
+	// Indexers are the cache's indices.
+	Indexers indexer.Indexers
+	// Queue picks DeltaFIFOQueue (default) or RealFIFOQueue.
+	Queue QueueKind
+	// Clock drives resync and the Reflector's timers; nil is the real clock.
+	Clock clock.Clock
+	// Logger receives handler panics, dropped items and the Reflector's
+	// messages; nil is slog.Default().
+	Logger *slog.Logger
+}
+
+// minimumResyncPeriod is the smallest resync period a handler can get.
+const minimumResyncPeriod = 1 * time.Second
+
+type sharedIndexInformer struct {
+	indexer       indexer.Indexer
+	processor     *sharedProcessor
+	listerWatcher listwatch.ListerWatcher
+	objectType    api.Object
+	queueKind     QueueKind
+	clock         clock.Clock
+	logger        *slog.Logger
+
+	// blockDeltas is held while deltas are applied and while a late
+	// handler is added, so the replay a late handler gets is the cache at
+	// one instant, followed by exactly the changes after it.
+	blockDeltas sync.Mutex
+
+	startedLock sync.Mutex
+	started     bool
+	stopped     bool
+	controller  Controller
+	// resyncCheckPeriod is how often the Reflector asks shouldResync: the
+	// smallest handler period, fixed once started.
+	resyncCheckPeriod               time.Duration
+	defaultEventHandlerResyncPeriod time.Duration
+	transform                       deltafifo.TransformFunc
+	watchErrorHandler               func(r *reflector.Reflector, err error)
+}
+
+// NewSharedIndexInformer returns an informer for the objects lw lists and
+// watches, which are of exampleObject's type, with the given default handler
+// resync period and cache indices. Article: "Kubernetes 源码阅读 - Informer",
+// NewSharedIndexInformer.
+func NewSharedIndexInformer(lw listwatch.ListerWatcher, exampleObject api.Object, defaultEventHandlerResyncPeriod time.Duration, indexers indexer.Indexers) SharedIndexInformer {
+	return NewSharedIndexInformerWithOptions(lw, exampleObject, SharedIndexInformerOptions{
+		ResyncPeriod: defaultEventHandlerResyncPeriod,
+		Indexers:     indexers,
+	})
+}
+
+// NewSharedIndexInformerWithOptions is NewSharedIndexInformer with options.
+func NewSharedIndexInformerWithOptions(lw listwatch.ListerWatcher, exampleObject api.Object, opts SharedIndexInformerOptions) SharedIndexInformer {
+	if opts.Clock == nil {
+		opts.Clock = clock.RealClock{}
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	logger := opts.Logger.With("informer", fmt.Sprintf("%T", exampleObject))
+	return &sharedIndexInformer{
+		indexer:                         indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, opts.Indexers),
+		processor:                       newSharedProcessor(opts.Clock),
+		listerWatcher:                   lw,
+		objectType:                      exampleObject,
+		queueKind:                       opts.Queue,
+		clock:                           opts.Clock,
+		logger:                          logger,
+		resyncCheckPeriod:               opts.ResyncPeriod,
+		defaultEventHandlerResyncPeriod: opts.ResyncPeriod,
+	}
+}
+
+// Run implements SharedIndexInformer: the walk-through of "Kubernetes 源码阅读
+// - Informer", sharedIndexInformer.Run. Build the queue with the cache as
+// its KnownObjects (so a relist can find deletions and a resync can replay
+// the cache) and with Replaced deltas; build the controller with
+// HandleDeltas as its Process and the processor's shouldResync as its
+// ShouldResync; start the listeners; run the controller until ctx ends;
+// then stop the listeners.
+func (s *sharedIndexInformer) Run(ctx context.Context) {
+	c, ok := s.startOnce()
+	if !ok {
+		s.logger.Warn("informer: Run called on an informer that already ran; ignored")
+		return
+	}
+	defer s.stopProcessing()
+	c.Run(ctx)
+}
+
+// startOnce builds the controller and starts the processor, unless the
+// informer has been started before.
+func (s *sharedIndexInformer) startOnce() (Controller, bool) {
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	if s.started || s.stopped {
+		return nil, false
+	}
+	s.controller = New(Config{
+		Queue:             s.newQueue(),
+		ListerWatcher:     s.listerWatcher,
+		ExpectedType:      s.objectType,
+		FullResyncPeriod:  s.resyncCheckPeriod,
+		ShouldResync:      s.processor.shouldResync,
+		Process:           s.HandleDeltas,
+		WatchErrorHandler: s.watchErrorHandler,
+		Clock:             s.clock,
+		Logger:            s.logger,
+	})
+	s.processor.start()
+	s.started = true
+	return s.controller, true
+}
+
+// newQueue builds the queue the controller's Reflector fills.
+func (s *sharedIndexInformer) newQueue() deltafifo.Queue {
+	if s.queueKind == RealFIFOQueue {
+		return deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KnownObjects: s.indexer, Transformer: s.transform})
+	}
+	return deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Transformer: s.transform})
+}
+
+// stopProcessing marks the informer stopped (no handler can be added any
+// more) and stops the listeners.
+func (s *sharedIndexInformer) stopProcessing() {
+	s.startedLock.Lock()
+	s.stopped = true
+	s.startedLock.Unlock()
+	s.processor.stop()
+}
+
+// HandleDeltas is the controller's Process: it applies one item popped from
+// the queue to the cache and notifies the handlers (processDeltas, with the
+// informer's OnAdd/OnUpdate/OnDelete as the handler). It runs under the
+// queue's lock and blockDeltas.
+func (s *sharedIndexInformer) HandleDeltas(deltas deltafifo.Deltas, isInInitialList bool) error {
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	return processDeltas(s, s.indexer, deltas, isInInitialList)
+}
+
+// OnAdd distributes an add to every handler. (The informer is the handler
+// processDeltas calls; its handlers are behind the processor.)
+func (s *sharedIndexInformer) OnAdd(obj any, isInInitialList bool) {
+	s.processor.distribute(addNotification{newObj: obj, isInInitialList: isInInitialList}, false)
+}
+
+// OnUpdate distributes an update. If old and new have the same
+// resourceVersion nothing changed on the server: it is a resync, and goes
+// only to the handlers due for one.
+func (s *sharedIndexInformer) OnUpdate(oldObj, newObj any) {
+	isSync := false
+	oldMeta, oldOK := oldObj.(api.Object)
+	newMeta, newOK := newObj.(api.Object)
+	if oldOK && newOK {
+		isSync = oldMeta.GetResourceVersion() == newMeta.GetResourceVersion()
+	}
+	s.processor.distribute(updateNotification{oldObj: oldObj, newObj: newObj}, isSync)
+}
+
+// OnDelete distributes a delete to every handler.
+func (s *sharedIndexInformer) OnDelete(obj any) {
+	s.processor.distribute(deleteNotification{oldObj: obj}, false)
+}
+
+// AddEventHandler implements SharedIndexInformer.
+func (s *sharedIndexInformer) AddEventHandler(handler ResourceEventHandler) (ResourceEventHandlerRegistration, error) {
+	return s.AddEventHandlerWithResyncPeriod(handler, s.defaultEventHandlerResyncPeriod)
+}
+
+// AddEventHandlerWithResyncPeriod implements SharedIndexInformer (the
+// period rules are in the interface's doc). When the check period is
+// lowered, every listener's period is re-derived.
+func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error) {
+	if handler == nil {
+		return nil, errors.New("informer: AddEventHandler: nil handler")
+	}
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	if s.stopped {
+		return nil, fmt.Errorf("informer: handler %T was not added: the informer has stopped", handler)
+	}
+
+	if resyncPeriod > 0 {
+		if resyncPeriod < minimumResyncPeriod {
+			s.logger.Warn("informer: resync period too small; using the minimum", "requested", resyncPeriod, "minimum", minimumResyncPeriod)
+			resyncPeriod = minimumResyncPeriod
+		}
+		if resyncPeriod < s.resyncCheckPeriod {
+			if s.started {
+				s.logger.Warn("informer: resync period smaller than the running informer's check period; using the check period",
+					"requested", resyncPeriod, "checkPeriod", s.resyncCheckPeriod)
+				resyncPeriod = s.resyncCheckPeriod
+			} else {
+				s.resyncCheckPeriod = resyncPeriod
+				s.processor.resyncCheckPeriodChanged(resyncPeriod)
+			}
+		}
+	}
+	effective := determineResyncPeriod(resyncPeriod, s.resyncCheckPeriod)
+	if effective != resyncPeriod {
+		s.logger.Warn("informer: handler resync period adjusted", "requested", resyncPeriod, "effective", effective)
+	}
+	l := newProcessListener(handler, resyncPeriod, effective, s.clock.Now(), s.HasSynced, s.logger)
+
+	if !s.started {
+		s.processor.addListener(l)
+		return l, nil
+	}
+	// A late handler: replay the cache to it as initial-list adds, with
+	// deltas held back so nothing slips between the replay and the live
+	// notifications that follow it.
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	s.processor.addListener(l)
+	for _, item := range s.indexer.List() {
+		l.add(addNotification{newObj: item, isInInitialList: true})
+	}
+	return l, nil
+}
+
+// determineResyncPeriod is the period a listener gets for the period it
+// asked for (desired) under an informer checking every check: none if
+// either is 0, at least check otherwise.
+func determineResyncPeriod(desired, check time.Duration) time.Duration {
+	if desired == 0 || check == 0 {
+		return 0
+	}
+	return max(desired, check)
+}
+
+// RemoveEventHandler implements SharedIndexInformer.
+// A handler may remove itself from inside one of its own calls.
+func (s *sharedIndexInformer) RemoveEventHandler(handle ResourceEventHandlerRegistration) error {
+	return s.processor.removeListener(handle)
+}
+
+// GetStore implements SharedIndexInformer.
+func (s *sharedIndexInformer) GetStore() indexer.Store { return s.indexer }
+
+// GetIndexer implements SharedIndexInformer.
+func (s *sharedIndexInformer) GetIndexer() indexer.Indexer { return s.indexer }
+
+// AddIndexers implements SharedIndexInformer.
+func (s *sharedIndexInformer) AddIndexers(indexers indexer.Indexers) error {
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	if s.stopped {
+		return errors.New("informer: indexers were not added: the informer has stopped")
+	}
+	return s.indexer.AddIndexers(indexers)
+}
+
+// HasSynced implements SharedIndexInformer.
+func (s *sharedIndexInformer) HasSynced() bool {
+	s.startedLock.Lock()
+	c := s.controller
+	s.startedLock.Unlock()
+	return c != nil && c.HasSynced()
+}
+
+// LastSyncResourceVersion implements SharedIndexInformer.
+func (s *sharedIndexInformer) LastSyncResourceVersion() string {
+	s.startedLock.Lock()
+	c := s.controller
+	s.startedLock.Unlock()
+	if c == nil {
+		return ""
+	}
+	return c.LastSyncResourceVersion()
+}
+
+// SetWatchErrorHandler implements SharedIndexInformer.
+func (s *sharedIndexInformer) SetWatchErrorHandler(handler func(r *reflector.Reflector, err error)) error {
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	if s.started {
+		return errors.New("informer: SetWatchErrorHandler: the informer has already started")
+	}
+	s.watchErrorHandler = handler
+	return nil
+}
+
+// SetTransform implements SharedIndexInformer.
+func (s *sharedIndexInformer) SetTransform(f deltafifo.TransformFunc) error {
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	if s.started {
+		return errors.New("informer: SetTransform: the informer has already started")
+	}
+	s.transform = f
+	return nil
+}
+
+// IsStopped implements SharedIndexInformer.
+func (s *sharedIndexInformer) IsStopped() bool {
+	s.startedLock.Lock()
+	defer s.startedLock.Unlock()
+	return s.stopped
+}
