@@ -1,6 +1,9 @@
 package fakeapiserver
 
 import (
+	"context"
+	"io"
+	"net"
 	"net/http"
 	"testing"
 	"time"
@@ -103,4 +106,28 @@ func TestServer_CloseEndsWatches(t *testing.T) {
 	require.Empty(t, ws.ended())
 	require.Equal(t, http.StatusServiceUnavailable, e.get("/api/v1/namespaces/default/pods").code)
 	require.Equal(t, http.StatusServiceUnavailable, e.get("/readyz").code)
+}
+
+// Serve shuts down cleanly even with watches open: it ends them first,
+// since an http.Server's Shutdown waits for open requests.
+func TestServer_ServeStopsWithOpenWatches(t *testing.T) {
+	srv := New(Options{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, ln) }()
+	resp, err := http.Get("http://" + ln.Addr().String() + "/api/v1/namespaces/default/pods?watch=true")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Eventually(t, func() bool { return srv.OpenWatches("pods") == 1 }, 5*time.Second, time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return")
+	}
+	_, err = io.ReadAll(resp.Body)
+	require.NoError(t, err, "the watch ended cleanly")
 }

@@ -11,12 +11,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"syscall"
@@ -64,22 +62,11 @@ func run(args []string) error {
 	logger.Info("fakeapiserver listening", "url", url, "seeded", *seed, "history", *history, "token", *token != "")
 	fmt.Fprintf(os.Stderr, "\nTry:\n  curl %s/api/v1/namespaces/default/pods\n  curl '%s/api/v1/namespaces/default/pods?watch=true'\n  kubectl --server %s get pods -A\n\n", url, url, url)
 
-	httpSrv := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	errc := make(chan error, 1)
-	go func() { errc <- httpSrv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	logger.Info("shutting down")
-	srv.Close() // ends every watch, so Shutdown does not wait for them
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := httpSrv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(ctx, ln); err != nil {
 		return err
 	}
+	logger.Info("stopped")
 	return nil
 }
