@@ -13,6 +13,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -24,14 +25,19 @@ import (
 )
 
 func main() {
-	if err := run(os.Args[1:]); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "fakeapiserver:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string) error {
+// run serves until ctx ends. It logs to stderr, starting with a line
+// carrying the URL it listens on.
+func run(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fakeapiserver", flag.ContinueOnError)
+	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (loopback unless you say otherwise; port 0 picks a free one)")
 	token := fs.String("token", "", "if set, every request must carry 'Authorization: Bearer <token>' (else 401)")
 	history := fs.Int("history", 1000, "events kept; a watch or exact list at an older resourceVersion answers 410 Expired")
@@ -44,7 +50,7 @@ func run(args []string) error {
 	if *bookmarks == 0 {
 		*bookmarks = -1 // Options: negative disables
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
 	opts := fakeapiserver.Options{History: *history, Token: *token, BookmarkInterval: *bookmarks}
 	if !*quiet {
 		opts.Logger = logger
@@ -60,10 +66,8 @@ func run(args []string) error {
 	}
 	url := "http://" + ln.Addr().String()
 	logger.Info("fakeapiserver listening", "url", url, "seeded", *seed, "history", *history, "token", *token != "")
-	fmt.Fprintf(os.Stderr, "\nTry:\n  curl %s/api/v1/namespaces/default/pods\n  curl '%s/api/v1/namespaces/default/pods?watch=true'\n  kubectl --server %s get pods -A\n\n", url, url, url)
+	fmt.Fprintf(stderr, "\nTry:\n  curl %s/api/v1/namespaces/default/pods\n  curl '%s/api/v1/namespaces/default/pods?watch=true'\n  kubectl --server %s get pods -A\n\n", url, url, url)
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if err := srv.Serve(ctx, ln); err != nil {
 		return err
 	}

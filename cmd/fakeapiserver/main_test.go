@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// syncBuffer is an io.Writer the test can read while the server writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
+
+// The program serves the seeded pods on the address it logs, requires the
+// token when given one, and stops when its context ends.
+func TestRun_ServesSeedsAndStops(t *testing.T) {
+	var logs syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--seed", "2", "--token", "s3cret"}, &logs) }()
+
+	urlRe := regexp.MustCompile(`listening" url=(http://\S+)`)
+	var url string
+	require.Eventually(t, func() bool {
+		m := urlRe.FindStringSubmatch(logs.String())
+		if m != nil {
+			url = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 5*time.Millisecond)
+
+	resp, err := http.Get(url + "/api/v1/namespaces/default/pods")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusUnauthorized, resp.StatusCode)
+
+	req, _ := http.NewRequest(http.MethodGet, url+"/api/v1/namespaces/default/pods", nil)
+	req.Header.Set("Authorization", "Bearer s3cret")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var pods api.PodList
+	require.NoError(t, json.Unmarshal(body, &pods))
+	require.Len(t, pods.Items, 2)
+	require.Contains(t, logs.String(), `url=/api/v1/namespaces/default/pods code=200`, "one log line per request")
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not return after its context ended")
+	}
+}
+
+func TestRun_BadFlag(t *testing.T) {
+	var logs syncBuffer
+	err := run(context.Background(), []string{"--no-such-flag"}, &logs)
+	require.Error(t, err)
+	require.Contains(t, logs.String(), "flag provided but not defined")
+}
