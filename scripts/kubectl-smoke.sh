@@ -31,7 +31,7 @@ start_server() {
   "$work/fakeapiserver" --addr 127.0.0.1:0 "$@" >"$log" 2>&1 &
   pids+=($!)
   for _ in $(seq 1 100); do
-    URL=$(sed -n 's/.*listening.* url=\(http:[^ ]*\).*/\1/p' "$log" | head -1)
+    URL=$(sed -n 's/.*listening.* url=\(https\{0,1\}:[^ ]*\).*/\1/p' "$log" | head -1)
     [ -n "$URL" ] && return 0
     sleep 0.1
   done
@@ -116,11 +116,15 @@ for _ in $(seq 1 50); do grep -q '"type":"DELETED"' "$work/curl-watch.out" && br
 check "curl watch from the list's resourceVersion" "$(cat "$work/curl-watch.out")" '^\{"type":"MODIFIED","object":\{"kind":"Pod".*"name":"seed-0"'
 check "curl watch sees DELETED"      "$(cat "$work/curl-watch.out")" '^\{"type":"DELETED","object":\{"kind":"Pod".*"name":"seed-1"'
 
-# With --token every request needs it. (kubectl only sends a token over
-# HTTPS, so the token is shown with curl.)
+# With --token every request needs it. kubectl only sends a token over HTTPS,
+# so that half runs with --tls-dir (a generated CA, as a real cluster's).
 start_server "$work/server-token.log" --token s3cret --seed 1
 check "kubectl without a token: 401" "$(kubectl --server "$URL" get pods 2>&1 | tail -1 || true)" 'provide credentials'
 check "curl without a token: 401"    "$(curl -s "$URL/api/v1/namespaces/default/pods")" '"reason": "Unauthorized"'
 check "curl with the token"          "$(curl -s -H 'Authorization: Bearer s3cret' "$URL/api/v1/namespaces/default/pods")" '"name": "seed-0"'
+start_server "$work/server-tls.log" --token s3cret --seed 1 --tls-dir "$work/tls"
+check "kubectl over HTTPS with CA and token" "$(kubectl --server "$URL" --certificate-authority "$work/tls/ca.crt" --token s3cret get pods 2>&1)" '^seed-0 '
+check "kubectl over HTTPS, wrong token"      "$(kubectl --server "$URL" --certificate-authority "$work/tls/ca.crt" --token nope get pods 2>&1 | tail -1 || true)" 'Unauthorized'
+check "curl over HTTPS with CA and token"    "$(curl -s --cacert "$work/tls/ca.crt" -H 'Authorization: Bearer s3cret' "$URL/api/v1/namespaces/default/pods")" '"name": "seed-0"'
 
 echo "kubectl-smoke: $pass checks passed ($(kubectl version --client 2>/dev/null | head -1))"

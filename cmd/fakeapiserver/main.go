@@ -11,6 +11,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"flag"
 	"fmt"
 	"io"
@@ -18,6 +19,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -44,6 +46,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	seed := fs.Int("seed", 3, "pods to create in namespace default at start")
 	bookmarks := fs.Duration("bookmark-interval", time.Minute, "how often watches that allow bookmarks get one (0 = never)")
 	quiet := fs.Bool("quiet", false, "do not log requests")
+	tlsDir := fs.String("tls-dir", "", "serve HTTPS with a certificate for 127.0.0.1/localhost kept in this directory (created with its CA, ca.crt, on first use)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -65,8 +68,24 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	url := "http://" + ln.Addr().String()
+	kubectl, curl := "kubectl --server "+url, "curl"
+	if *tlsDir != "" {
+		cert, err := loadOrCreateCerts(*tlsDir)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("tls: %w", err)
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		url = "https://" + ln.Addr().String()
+		kubectl = fmt.Sprintf("kubectl --server %s --certificate-authority %s", url, filepath.Join(*tlsDir, "ca.crt"))
+		curl = "curl --cacert " + filepath.Join(*tlsDir, "ca.crt")
+	}
+	if *token != "" {
+		kubectl += " --token " + *token
+		curl += " -H 'Authorization: Bearer " + *token + "'"
+	}
 	logger.Info("fakeapiserver listening", "url", url, "seeded", *seed, "history", *history, "token", *token != "")
-	fmt.Fprintf(stderr, "\nTry:\n  curl %s/api/v1/namespaces/default/pods\n  curl '%s/api/v1/namespaces/default/pods?watch=true'\n  kubectl --server %s get pods -A\n\n", url, url, url)
+	fmt.Fprintf(stderr, "\nTry:\n  %[1]s %[2]s/api/v1/namespaces/default/pods\n  %[1]s '%[2]s/api/v1/namespaces/default/pods?watch=true'\n  %[3]s get pods -A\n\n", curl, url, kubectl)
 
 	if err := srv.Serve(ctx, ln); err != nil {
 		return err

@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"sync"
 	"testing"
@@ -82,4 +86,40 @@ func TestRun_BadFlag(t *testing.T) {
 	err := run(context.Background(), []string{"--no-such-flag"}, &logs)
 	require.Error(t, err)
 	require.Contains(t, logs.String(), "flag provided but not defined")
+}
+
+// With --tls-dir the server speaks HTTPS with a CA it writes out, so a
+// client can trust it the way it trusts a real cluster.
+func TestRun_HTTPSWithGeneratedCA(t *testing.T) {
+	dir := t.TempDir()
+	var logs syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--seed", "1", "--tls-dir", dir, "--quiet"}, &logs)
+	}()
+	defer func() { cancel(); <-done }()
+	urlRe := regexp.MustCompile(`listening" url=(https://\S+)`)
+	var url string
+	require.Eventually(t, func() bool {
+		m := urlRe.FindStringSubmatch(logs.String())
+		if m != nil {
+			url = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 5*time.Millisecond)
+
+	caPEM, err := os.ReadFile(filepath.Join(dir, "ca.crt"))
+	require.NoError(t, err)
+	pool := x509.NewCertPool()
+	require.True(t, pool.AppendCertsFromPEM(caPEM))
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	resp, err := client.Get(url + "/api/v1/namespaces/default/pods")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+
+	_, err = http.Get(url + "/api/v1/namespaces/default/pods")
+	require.Error(t, err, "a client that does not trust the CA is refused")
+	require.Contains(t, logs.String(), "--certificate-authority "+filepath.Join(dir, "ca.crt"))
 }
