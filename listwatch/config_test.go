@@ -213,7 +213,9 @@ func TestTimeoutBoundsRequestsAndWatchHeaders(t *testing.T) {
 
 	err = listPods(c)
 	assert.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
-	_, err = For[*api.Pod](c, Pods).Watch(context.Background(), "default", ListOptions{})
+	ctx, cancel := context.WithTimeout(context.Background(), deadline) // fails, not hangs, if the header timeout is lost
+	defer cancel()
+	_, err = For[*api.Pod](c, Pods).Watch(ctx, "default", ListOptions{})
 	assert.ErrorContains(t, err, "watch pods: no response headers within 50ms")
 	assert.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/kinformer/kinformer/api"
 )
@@ -58,6 +59,7 @@ const initialFrameBuffer = 32 << 10
 const maxEmptyReads = 100
 
 func newFrameReader(r io.Reader, max int) *frameReader {
+	max = min(max, math.MaxInt/2) // so that max+1, and doubling the buffer, cannot overflow
 	return &frameReader{r: r, buf: make([]byte, min(initialFrameBuffer, max+1)), max: max}
 }
 
@@ -73,12 +75,11 @@ var errPartialFrame = errors.New("the stream ended without a newline after the l
 func (f *frameReader) next() ([]byte, error) {
 	for {
 		if i := bytes.IndexByte(f.buf[f.scanned:f.end], '\n'); i >= 0 {
+			// The buffer holds at most max+1 bytes, so a frame with its
+			// newline is never longer than max.
 			frame := f.buf[f.start : f.scanned+i]
 			f.start = f.scanned + i + 1
 			f.scanned = f.start
-			if len(frame) > f.max {
-				return nil, fmt.Errorf("%w: %d bytes, the limit is %d", ErrFrameTooLarge, len(frame), f.max)
-			}
 			if frame = trimSpace(frame); len(frame) > 0 {
 				return frame, nil
 			}
@@ -155,10 +156,9 @@ type watchDecoder struct {
 	decoded  int // frames decoded so far, for error messages
 }
 
+// newWatchDecoder decodes body, a watch of r, with frames of at most
+// maxFrameSize bytes (NewClient has defaulted it).
 func newWatchDecoder(body io.Reader, r Resource, maxFrameSize int) *watchDecoder {
-	if maxFrameSize <= 0 {
-		maxFrameSize = DefaultMaxWatchFrameSize
-	}
 	return &watchDecoder{frames: newFrameReader(body, maxFrameSize), resource: r}
 }
 

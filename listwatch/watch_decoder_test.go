@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -295,6 +296,7 @@ func TestWatchDecoderFrames(t *testing.T) {
 		{"a frame exactly at the limit", 64, prefix + atLimit + suffix + "\n", []string{"ADDED " + atLimit + " "}},
 		{"a frame one byte over the limit", 64, prefix + atLimit + "y" + suffix + "\n",
 			[]string{"BROKEN watch stream broken after 0 events: watch frame too large: more than 64 bytes without a newline"}},
+		{"a limit as large as an int can be", math.MaxInt, podFrame(api.Added, "a", "1"), []string{"ADDED a 1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -15,12 +15,14 @@ import (
 //
 // The zero value means client-go's numbers: 800 ms doubling to 30 s, jitter
 // 1.0, reset after 2 minutes. (client-go's comment on them: "~0.22 QPS" of
-// retries per reflector at worst.)
+// retries per reflector at worst.) In a Backoff that sets some fields, each
+// field left zero takes client-go's value too, except Jitter, where zero
+// means none: so no setting can make the reflector retry without waiting.
 type Backoff struct {
 	Initial    time.Duration
-	Cap        time.Duration
-	Factor     float64
-	Jitter     float64 // 0 for none (tests)
+	Cap        time.Duration // at least Initial
+	Factor     float64       // at least 1
+	Jitter     float64       // 0 for none (tests)
 	ResetAfter time.Duration
 }
 
@@ -31,8 +33,21 @@ func (b Backoff) withDefaults() Backoff {
 	if b == (Backoff{}) {
 		return DefaultBackoff
 	}
-	if b.Factor < 1 {
+	if b.Initial <= 0 {
+		b.Initial = DefaultBackoff.Initial
+	}
+	if b.Cap <= 0 {
+		b.Cap = DefaultBackoff.Cap
+	}
+	b.Cap = max(b.Cap, b.Initial)
+	switch {
+	case b.Factor == 0:
+		b.Factor = DefaultBackoff.Factor
+	case b.Factor < 1:
 		b.Factor = 1
+	}
+	if b.ResetAfter <= 0 {
+		b.ResetAfter = DefaultBackoff.ResetAfter
 	}
 	return b
 }

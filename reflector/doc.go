@@ -47,8 +47,13 @@
 //   - A list at a specific resourceVersion is never paged, even if PageSize
 //     is set (client-go pages it when the first list came back paged).
 //   - Decode failures and cut connections come from package listwatch as
-//     Error events; a cut connection (io.ErrUnexpectedEOF) resumes like a
-//     clean end, anything else relists.
+//     Error events (client-go's StreamWatcher swallows cut connections and
+//     just closes). A cut or reset connection is reported to the watch
+//     error handler and then resumes like a clean end; anything else
+//     relists. Either way a watch that ended with no events in under a
+//     second is a "very short watch": back off and relist, never reconnect
+//     in a tight loop.
+//   - Run returns only after the resync goroutine it started has.
 //
 // docs/reflector.md maps each behaviour to the articles and to the test
 // that pins it.

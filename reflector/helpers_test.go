@@ -261,3 +261,34 @@ func (w *fakeWatch) Stop()                              { w.once.Do(func() { clo
 func pod(name, rv string) *api.Pod {
 	return &api.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "default", ResourceVersion: rv}}
 }
+
+// runOn starts a reflector of lw into store; it is stopped, and waited for,
+// at cleanup.
+func runOn(t *testing.T, lw listwatch.ListerWatcher, store Store, opts Options) *Reflector {
+	t.Helper()
+	r := New(lw, store, opts)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.Run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	return r
+}
+
+// receive waits for a value on ch, failing after 10 s.
+func receive[T any](t *testing.T, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing received within 10s")
+		var zero T
+		return zero
+	}
+}

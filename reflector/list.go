@@ -8,8 +8,8 @@ import (
 	"github.com/kinformer/kinformer/listwatch"
 )
 
-// list fetches the whole resource and Replaces the store with it: the
-// "List" of ListAndWatch and client-go's syncWith.
+// list fetches the whole resource and Replaces the store with it
+// (syncWith): the "List" of ListAndWatch.
 //
 // A list at "" or "0" is paged (PageSize items a page, every page from the
 // same snapshot, the continue token carrying it along). A list at a given
@@ -24,17 +24,26 @@ func (r *Reflector) list(ctx context.Context) error {
 	rv := r.relistResourceVersion()
 	items, listRV, err := r.pagedList(ctx, rv)
 	if err != nil && (listwatch.IsResourceExpired(err) || listwatch.IsTooLargeResourceVersion(err)) {
-		r.setLastSyncResourceVersionUnavailable(true)
-		items, listRV, err = r.pagedList(ctx, r.relistResourceVersion())
+		r.setIsLastSyncResourceVersionUnavailable(true)
+		rv = r.relistResourceVersion()
+		items, listRV, err = r.pagedList(ctx, rv)
 	}
 	if err != nil {
 		return fmt.Errorf("%s: list at resourceVersion %q: %w", r.name, rv, err)
 	}
-	r.setLastSyncResourceVersionUnavailable(false)
-	if err := r.store.Replace(items, listRV); err != nil {
-		return fmt.Errorf("%s: replacing the store with the list at %s: %w", r.name, listRV, err)
+	return r.syncWith(items, listRV)
+}
+
+// syncWith replaces the store's contents with a fresh list taken at
+// resourceVersion, and makes that version the last synced one (article
+// 001's syncWith → Replace). From here on the next relist may ask for it
+// again.
+func (r *Reflector) syncWith(items []api.Object, resourceVersion string) error {
+	if err := r.store.Replace(items, resourceVersion); err != nil {
+		return fmt.Errorf("%s: replacing the store with the list at %s: %w", r.name, resourceVersion, err)
 	}
-	r.setLastSyncResourceVersion(listRV)
+	r.setIsLastSyncResourceVersionUnavailable(false)
+	r.setLastSyncResourceVersion(resourceVersion)
 	return nil
 }
 
@@ -49,10 +58,10 @@ func (r *Reflector) pagedList(ctx context.Context, rv string) ([]api.Object, str
 	}
 	var items []api.Object
 	for page := 0; ; page++ {
-		l, err := r.lw.List(ctx, opts)
+		l, err := r.listerWatcher.List(ctx, opts)
 		if err != nil {
 			if page > 0 && listwatch.IsResourceExpired(err) {
-				l, err = r.lw.List(ctx, listwatch.ListOptions{ResourceVersion: rv})
+				l, err = r.listerWatcher.List(ctx, listwatch.ListOptions{ResourceVersion: rv})
 				if err != nil {
 					return nil, "", err
 				}

@@ -2,9 +2,7 @@ package reflector
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"reflect"
@@ -70,22 +68,22 @@ type Options struct {
 // resourceVersion and applies every event, for as long as its context
 // lives. See the package doc for the rules it follows when things fail.
 type Reflector struct {
-	name         string
-	lw           listwatch.ListerWatcher
-	store        Store
-	expectedType reflect.Type
-	opts         Options
-	clock        clock.Clock
-	backoff      backoffState
-	logger       *slog.Logger
-	onError      func(r *Reflector, err error)
+	name              string
+	listerWatcher     listwatch.ListerWatcher
+	store             Store
+	expectedType      reflect.Type
+	opts              Options
+	clock             clock.Clock
+	backoff           backoffState // client-go's backoffManager
+	logger            *slog.Logger
+	watchErrorHandler func(r *Reflector, err error)
 
-	mu                      sync.RWMutex
-	lastSyncResourceVersion string
-	// lastSyncResourceVersionUnavailable is set when a list at the last
+	lastSyncResourceVersionMutex sync.RWMutex
+	lastSyncResourceVersion      string
+	// isLastSyncResourceVersionUnavailable is set when a list at the last
 	// version failed with 410 Expired or 504 too-large: the next list asks
 	// for the most recent state ("") instead.
-	lastSyncResourceVersionUnavailable bool
+	isLastSyncResourceVersionUnavailable bool
 }
 
 // New returns a Reflector that lists and watches lw into store.
@@ -103,13 +101,13 @@ func New(lw listwatch.ListerWatcher, store Store, opts Options) *Reflector {
 		opts.Logger = slog.Default()
 	}
 	r := &Reflector{
-		lw:      lw,
-		store:   store,
-		opts:    opts,
-		clock:   opts.Clock,
-		backoff: backoffState{Backoff: opts.Backoff.withDefaults(), clock: opts.Clock},
-		logger:  opts.Logger,
-		onError: opts.WatchErrorHandler,
+		listerWatcher:     lw,
+		store:             store,
+		opts:              opts,
+		clock:             opts.Clock,
+		backoff:           backoffState{Backoff: opts.Backoff.withDefaults(), clock: opts.Clock},
+		logger:            opts.Logger,
+		watchErrorHandler: opts.WatchErrorHandler,
 	}
 	if opts.ExpectedType != nil {
 		r.expectedType = reflect.TypeOf(opts.ExpectedType)
@@ -121,8 +119,8 @@ func New(lw listwatch.ListerWatcher, store Store, opts Options) *Reflector {
 			r.name = fmt.Sprintf("reflector(%v)", r.expectedType)
 		}
 	}
-	if r.onError == nil {
-		r.onError = DefaultWatchErrorHandler
+	if r.watchErrorHandler == nil {
+		r.watchErrorHandler = DefaultWatchErrorHandler
 	}
 	return r
 }
@@ -134,7 +132,7 @@ func (r *Reflector) Name() string { return r.name }
 // dropped connection) quietly, the rest as warnings.
 func DefaultWatchErrorHandler(r *Reflector, err error) {
 	switch {
-	case listwatch.IsResourceExpired(err), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+	case listwatch.IsResourceExpired(err), isDroppedConnection(err):
 		r.logger.Debug("watch closed", "reflector", r.name, "err", err)
 	default:
 		r.logger.Warn("list or watch failed", "reflector", r.name, "err", err)
@@ -144,21 +142,21 @@ func DefaultWatchErrorHandler(r *Reflector, err error) {
 // LastSyncResourceVersion is the resourceVersion the store last caught up
 // to: that of the last list, event or bookmark applied.
 func (r *Reflector) LastSyncResourceVersion() string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
+	r.lastSyncResourceVersionMutex.RLock()
+	defer r.lastSyncResourceVersionMutex.RUnlock()
 	return r.lastSyncResourceVersion
 }
 
 func (r *Reflector) setLastSyncResourceVersion(rv string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+	r.lastSyncResourceVersionMutex.Lock()
+	defer r.lastSyncResourceVersionMutex.Unlock()
 	r.lastSyncResourceVersion = rv
 }
 
-func (r *Reflector) setLastSyncResourceVersionUnavailable(unavailable bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.lastSyncResourceVersionUnavailable = unavailable
+func (r *Reflector) setIsLastSyncResourceVersionUnavailable(unavailable bool) {
+	r.lastSyncResourceVersionMutex.Lock()
+	defer r.lastSyncResourceVersionMutex.Unlock()
+	r.isLastSyncResourceVersionUnavailable = unavailable
 }
 
 // relistResourceVersion is the resourceVersion the next list asks for:
@@ -170,10 +168,10 @@ func (r *Reflector) setLastSyncResourceVersionUnavailable(unavailable bool) {
 //   - "" (the most recent state) if the last list at that version failed
 //     with 410 Expired or 504 too-large.
 func (r *Reflector) relistResourceVersion() string {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
+	r.lastSyncResourceVersionMutex.RLock()
+	defer r.lastSyncResourceVersionMutex.RUnlock()
 	switch {
-	case r.lastSyncResourceVersionUnavailable:
+	case r.isLastSyncResourceVersionUnavailable:
 		return ""
 	case r.lastSyncResourceVersion == "":
 		return "0"
@@ -193,7 +191,7 @@ func (r *Reflector) Run(ctx context.Context) {
 			return
 		}
 		if err != nil {
-			r.onError(r, err)
+			r.watchErrorHandler(r, err)
 		}
 		if !r.sleep(ctx, r.wait(err)) {
 			return
@@ -249,15 +247,21 @@ func (r *Reflector) ListAndWatch(ctx context.Context) error {
 	return r.watchWithResync(ctx, w)
 }
 
-// watchTimeout picks a random timeout in [MinWatchTimeout, 2*MinWatchTimeout).
+// watchTimeout picks a random timeout in [MinWatchTimeout, 2*MinWatchTimeout),
+// in whole seconds, at least one.
 func (r *Reflector) watchTimeout() *int64 {
 	min := r.opts.MinWatchTimeout.Seconds()
-	secs := int64(min * (1 + rand.Float64()))
+	secs := max(1, int64(min*(1+rand.Float64()))) // 0 would mean "the server's default"
 	return &secs
 }
 
-// checkType reports whether obj is of the expected type.
+// checkType reports whether obj, a watch event's object, is of the
+// expected type (and is there at all: a ListerWatcher of one's own may send
+// an event without one).
 func (r *Reflector) checkType(obj api.Object) error {
+	if obj == nil {
+		return fmt.Errorf("%s: a watch event without an object", r.name)
+	}
 	if r.expectedType == nil {
 		return nil
 	}

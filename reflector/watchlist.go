@@ -18,15 +18,15 @@ import (
 // It returns the open watch, or an error (the server refused the options,
 // or the stream failed before the bookmark), after which the reflector
 // falls back to a plain list.
-func (r *Reflector) watchList(ctx context.Context) (listwatch.Watch, error) {
+func (r *Reflector) watchList(ctx context.Context) (_ listwatch.Watch, err error) {
 	send := true
 	rv := r.relistResourceVersion()
 	if rv == "0" {
 		rv = "" // a consistent read of the current state
 	}
-	w, err := r.lw.Watch(ctx, listwatch.ListOptions{
+	w, err := r.listerWatcher.Watch(ctx, listwatch.ListOptions{
 		ResourceVersion:      rv,
-		ResourceVersionMatch: "NotOlderThan",
+		ResourceVersionMatch: listwatch.ResourceVersionMatchNotOlderThan,
 		SendInitialEvents:    &send,
 		AllowWatchBookmarks:  true,
 		TimeoutSeconds:       r.watchTimeout(),
@@ -34,6 +34,13 @@ func (r *Reflector) watchList(ctx context.Context) (listwatch.Watch, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: streaming list: %w", r.name, err)
 	}
+	defer func() {
+		if err != nil {
+			w.Stop()
+		}
+	}()
+	// The initial events, as client-go's temporary store holds them: by
+	// key, in the order first seen.
 	var order []string
 	initial := map[string]api.Object{}
 	key := func(o api.Object) string { return o.GetNamespace() + "/" + o.GetName() }
@@ -42,7 +49,6 @@ func (r *Reflector) watchList(ctx context.Context) (listwatch.Watch, error) {
 		var ok bool
 		select {
 		case <-ctx.Done():
-			w.Stop()
 			return nil, ctx.Err()
 		case ev, ok = <-w.ResultChan():
 		}
@@ -50,11 +56,10 @@ func (r *Reflector) watchList(ctx context.Context) (listwatch.Watch, error) {
 			return nil, fmt.Errorf("%s: streaming list ended before the initial-events-end bookmark", r.name)
 		}
 		if ev.Type == api.Error {
-			w.Stop()
 			return nil, fmt.Errorf("%s: streaming list: %w", r.name, ev.Err)
 		}
 		if err := r.checkType(ev.Object); err != nil {
-			r.onError(r, err)
+			r.watchErrorHandler(r, err)
 			continue
 		}
 		switch ev.Type {
@@ -68,21 +73,18 @@ func (r *Reflector) watchList(ctx context.Context) (listwatch.Watch, error) {
 			delete(initial, key(ev.Object))
 		case api.Bookmark:
 			if ev.Object.GetAnnotations()[api.InitialEventsAnnotationKey] != "true" {
-				continue
+				continue // an ordinary bookmark: the initial events go on
 			}
 			list := make([]api.Object, 0, len(initial))
 			for _, k := range order {
 				if o, ok := initial[k]; ok {
 					list = append(list, o)
+					delete(initial, k) // a key deleted and added again is in order twice
 				}
 			}
-			rv := ev.Object.GetResourceVersion()
-			if err := r.store.Replace(list, rv); err != nil {
-				w.Stop()
-				return nil, fmt.Errorf("%s: replacing the store with the streamed list at %s: %w", r.name, rv, err)
+			if err := r.syncWith(list, ev.Object.GetResourceVersion()); err != nil {
+				return nil, err
 			}
-			r.setLastSyncResourceVersionUnavailable(false)
-			r.setLastSyncResourceVersion(rv)
 			return w, nil
 		}
 	}
