@@ -66,8 +66,7 @@ func seededServer(b *testing.B) (*fakeapiserver.Server, string) {
 // cached pod costs.
 //
 //   - fakeapiserver: from the fake API server, paged 500 a page as
-//     client-go's pager does. Most of the time is the server's (it sorts
-//     its objects for every page).
+//     client-go's pager does (the server's paging and encoding included).
 //   - static-list: the same 50,000 pods as one pre-encoded list, so only
 //     the client side is measured.
 func BenchmarkInformer_InitialSync50kPods(b *testing.B) {

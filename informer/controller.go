@@ -50,8 +50,8 @@ type Config struct {
 // start it, run processLoop.
 type Controller interface {
 	// Run runs the Reflector and the processLoop until ctx ends, then
-	// closes the queue, waits for the Reflector to return and for the
-	// processLoop to drain what was already queued. Call it once.
+	// closes the queue and waits for the Reflector and the processLoop to
+	// return. What is still queued then is not processed. Call it once.
 	Run(ctx context.Context)
 	// HasSynced is the queue's HasSynced: true once everything from the
 	// first list has been popped and processed.
@@ -82,8 +82,8 @@ func New(cfg Config) Controller {
 
 // Run implements Controller. client-go's controller.Run takes a stop
 // channel and starts processLoop with wait.Until (restart every second if it
-// returns); here processLoop only returns once the queue is closed, so a
-// plain call is enough.
+// returns); here processLoop only returns once ctx has ended or the queue is
+// closed, so a plain call is enough.
 func (c *controller) Run(ctx context.Context) {
 	stopClosing := context.AfterFunc(ctx, c.config.Queue.Close)
 	defer stopClosing()
@@ -102,16 +102,17 @@ func (c *controller) Run(ctx context.Context) {
 
 	var wg sync.WaitGroup
 	wg.Go(func() { r.Run(ctx) })
-	c.processLoop()
+	c.processLoop(ctx)
 	wg.Wait()
 }
 
-// processLoop pops the queue into Process until the queue is closed (and
-// drained). An error from Process is logged and the item dropped: client-go
-// used to requeue it (ErrRequeue), which made the informer go back in time,
-// and removed that in 1.33.
-func (c *controller) processLoop() {
-	for {
+// processLoop pops the queue into Process until ctx ends (checked before
+// every Pop, as client-go does, so a backlog is not worked through after the
+// informer was told to stop) or the queue is closed. An error from Process
+// is logged and the item dropped: client-go used to requeue it (ErrRequeue),
+// which made the informer go back in time, and removed that in 1.33.
+func (c *controller) processLoop(ctx context.Context) {
+	for ctx.Err() == nil {
 		_, err := c.config.Queue.Pop(c.config.Process)
 		if errors.Is(err, deltafifo.ErrFIFOClosed) {
 			return

@@ -77,6 +77,39 @@ func TestController_ProcessErrorIsLoggedNotRequeued(t *testing.T) {
 	})
 }
 
+// Once ctx ends the processLoop pops nothing more: what is still queued is
+// dropped, not handed to Process (client-go's processLoop checks its stop
+// channel before every Pop). Cancelling an informer with a large backlog
+// therefore stops it promptly instead of running every handler through the
+// backlog first.
+func TestController_StopsPoppingOnCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		lw := newFakeLW(pod("a"), pod("b"), pod("c"))
+		inProcess, release := make(chan struct{}), make(chan struct{})
+		var processed []string
+		c := New(Config{
+			Queue:         deltafifo.NewDeltaFIFO(deltafifo.Options{}),
+			ListerWatcher: lw,
+			Process: func(d deltafifo.Deltas, _ bool) error {
+				processed = append(processed, d.Newest().Object.(*api.Pod).Name)
+				if len(processed) == 1 {
+					close(inProcess)
+					<-release // hold the first item while ctx ends
+				}
+				return nil
+			},
+		})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); c.Run(ctx) }()
+		<-inProcess
+		cancel() // happens before the first Process call returns
+		close(release)
+		<-done
+		require.Equal(t, []string{"a"}, processed, "b and c were still queued when ctx ended")
+	})
+}
+
 // NewIndexerInformer: an informer for one consumer, handler called directly.
 // Article: "Kubernetes Controller 实现机制深度解析" (赵化冰), the workqueue
 // example's cache.NewIndexerInformer.

@@ -73,6 +73,9 @@
 //     A panicking initial-list add still counts as handled for HasSynced.
 //   - A newly added handler is not "due for resync" until its own period
 //     has passed (client-go marks a new listener due at once).
+//   - RemoveEventHandler is final when it returns, even from inside the
+//     handler's own call: nothing more reaches that handler (client-go's
+//     removal is asynchronous).
 //   - The informer runs on a DeltaFIFO by default (QueueKind), as the
 //     articles teach; client-go switched its default to the RealFIFO in
 //     1.36. Both are built; docs/informer.md says why the default differs.

@@ -99,8 +99,11 @@ func TestFactory_Options(t *testing.T) {
 	require.Equal(t, time.Hour, resyncOf(configMaps), "the default for the rest")
 }
 
-// WaitForCacheSync reports false for an informer that cannot sync before
-// the context ends, and only waits for started informers.
+// WaitForCacheSync reports false for an informer that has not synced when
+// the context ends, and only waits for started informers. Every list fails,
+// so the informer cannot sync however long the test takes, and the wait's
+// context is cancelled rather than timed: no real-time deadline decides the
+// result. (TestWaitForCacheSync shows the waiting itself, on fake time.)
 func TestFactory_WaitForCacheSyncGivesUp(t *testing.T) {
 	e := newServerEnv(t, fakeapiserver.Options{})
 	e.srv.FailRequests(fakeapiserver.Fault{Verb: "list", Resource: "pods", Code: 500, Count: 1000})
@@ -111,7 +114,9 @@ func TestFactory_WaitForCacheSyncGivesUp(t *testing.T) {
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer func() { cancelRun(); factory.Shutdown() }()
 	factory.Start(runCtx)
-	waitCtx, cancelWait := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancelWait()
+	require.Eventually(t, func() bool { return e.srv.RequestCount("list", "pods") > 0 },
+		10*time.Second, time.Millisecond, "the informer has tried to list")
+	waitCtx, cancelWait := context.WithCancel(context.Background())
+	cancelWait() // the caller's deadline has passed
 	require.Equal(t, map[string]bool{"pods": false}, factory.WaitForCacheSync(waitCtx))
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -55,16 +54,20 @@ type ResourceEventHandlerRegistration interface {
 // waits for a handler; a slow handler only makes its own buffer grow. run
 // calls the handler one notification at a time, in order.
 //
-// Closing addCh stops the listener: pop closes nextCh and returns
-// (dropping what is still buffered), run finishes the notification in
-// progress and returns.
+// stop stops the listener: it sets stopped, then closes addCh; pop closes
+// nextCh and returns (dropping what is still buffered), run finishes the
+// notification in progress and returns. The flag is what makes "nothing
+// after RemoveEventHandler" hold: pop may already be offering the next
+// notification when it learns that addCh is closed, and its select may
+// hand it to run anyway; run drops whatever it receives once stopped is set.
 type processorListener struct {
 	handler ResourceEventHandler
 	logger  *slog.Logger
 
-	addCh  chan any
-	nextCh chan any
-	buffer ringGrowing // owned by pop()
+	addCh   chan any
+	nextCh  chan any
+	buffer  ringGrowing // owned by pop()
+	stopped atomic.Bool // set by stop, before addCh is closed
 
 	// pending counts notifications added and not yet handled;
 	// initialPending those among them that are initial-list adds.
@@ -73,29 +76,30 @@ type processorListener struct {
 	// upstreamHasSynced is the informer's HasSynced.
 	upstreamHasSynced func() bool
 
-	resyncLock sync.Mutex
-	// requestedResyncPeriod is what AddEventHandlerWithResyncPeriod asked
-	// for; resyncPeriod what the informer can do (see determineResyncPeriod).
-	requestedResyncPeriod time.Duration
-	resyncPeriod          time.Duration
-	nextResync            time.Time
+	// resyncPeriod is the period the informer can give this handler (see
+	// determineResyncPeriod; 0: none), fixed at registration. nextResync is
+	// when it is next due; after construction only the processor's
+	// shouldResync reads and moves it, under the processor's lock (client-go
+	// has a resyncLock here because it can also change resyncPeriod later;
+	// see AddEventHandlerWithResyncPeriod for why kinformer never does).
+	resyncPeriod time.Duration
+	nextResync   time.Time
 }
 
 // initialBufferSize is the initial capacity of a listener's buffer, as in
 // client-go. It doubles when full and never shrinks.
 const initialBufferSize = 1024
 
-func newProcessListener(handler ResourceEventHandler, requestedResyncPeriod, resyncPeriod time.Duration,
+func newProcessListener(handler ResourceEventHandler, resyncPeriod time.Duration,
 	now time.Time, upstreamHasSynced func() bool, logger *slog.Logger) *processorListener {
 	p := &processorListener{
-		handler:               handler,
-		logger:                logger,
-		addCh:                 make(chan any),
-		nextCh:                make(chan any),
-		buffer:                newRingGrowing(initialBufferSize),
-		upstreamHasSynced:     upstreamHasSynced,
-		requestedResyncPeriod: requestedResyncPeriod,
-		resyncPeriod:          resyncPeriod,
+		handler:           handler,
+		logger:            logger,
+		addCh:             make(chan any),
+		nextCh:            make(chan any),
+		buffer:            newRingGrowing(initialBufferSize),
+		upstreamHasSynced: upstreamHasSynced,
+		resyncPeriod:      resyncPeriod,
 	}
 	p.determineNextResync(now)
 	return p
@@ -141,11 +145,22 @@ func (p *processorListener) pop() {
 }
 
 // run calls the handler for each notification, in order, until pop closes
-// nextCh.
+// nextCh. Once the listener is stopped it drops what it still receives.
 func (p *processorListener) run() {
 	for notification := range p.nextCh {
+		if p.stopped.Load() {
+			continue
+		}
 		p.handle(notification)
 	}
+}
+
+// stop makes the listener drop every notification not yet handed to its
+// handler and its goroutines return. The processor calls it once, under its
+// lock, and only for a started listener, and never calls add afterwards.
+func (p *processorListener) stop() {
+	p.stopped.Store(true)
+	close(p.addCh)
 }
 
 // handle calls the handler for one notification. A panicking handler is
@@ -192,24 +207,15 @@ func (p *processorListener) Pending() int { return int(p.pending.Load()) }
 
 // shouldResync reports whether the listener is due for a resync at now.
 func (p *processorListener) shouldResync(now time.Time) bool {
-	p.resyncLock.Lock()
-	defer p.resyncLock.Unlock()
 	if p.resyncPeriod == 0 {
 		return false
 	}
 	return !now.Before(p.nextResync)
 }
 
+// determineNextResync schedules the next resync one period after now.
 func (p *processorListener) determineNextResync(now time.Time) {
-	p.resyncLock.Lock()
-	defer p.resyncLock.Unlock()
 	p.nextResync = now.Add(p.resyncPeriod)
-}
-
-func (p *processorListener) setResyncPeriod(resyncPeriod time.Duration) {
-	p.resyncLock.Lock()
-	defer p.resyncLock.Unlock()
-	p.resyncPeriod = resyncPeriod
 }
 
 // ringGrowing is the listener's unbounded FIFO buffer: a ring that doubles
@@ -249,6 +255,3 @@ func (r *ringGrowing) writeOne(v any) {
 	r.data[(r.head+r.n)%len(r.data)] = v
 	r.n++
 }
-
-// len returns the number of buffered elements.
-func (r *ringGrowing) len() int { return r.n }

@@ -26,14 +26,11 @@ func TestProcessorListener_RingGrowingKeepsOrder(t *testing.T) {
 			want++
 		}
 	}
-	for r.len() > 0 {
-		v, _ := r.readOne()
+	for v, ok := r.readOne(); ok; v, ok = r.readOne() {
 		require.Equal(t, want, v)
 		want++
 	}
-	require.Equal(t, next, want)
-	_, ok := r.readOne()
-	require.False(t, ok)
+	require.Equal(t, next, want, "every element written was read back, once")
 }
 
 // add never waits for the handler: with the handler blocked, thousands of
@@ -48,7 +45,7 @@ func TestProcessorListener_AddNeverBlocksOnASlowHandler(t *testing.T) {
 			<-gate
 			got = append(got, obj.(int))
 		}}
-		l := newProcessListener(h, 0, 0, time.Now(), func() bool { return true }, slog.Default())
+		l := newProcessListener(h, 0, time.Now(), func() bool { return true }, slog.Default())
 		done := make(chan struct{})
 		go func() { l.pop(); done <- struct{}{} }()
 		go func() { l.run(); done <- struct{}{} }()
@@ -68,7 +65,7 @@ func TestProcessorListener_AddNeverBlocksOnASlowHandler(t *testing.T) {
 			require.Equal(t, i, v)
 		}
 
-		close(l.addCh) // what the processor does to stop a listener
+		l.stop() // what the processor does to stop a listener
 		<-done
 		<-done
 	})
@@ -82,7 +79,7 @@ func TestProcessorListener_StopDropsBuffered(t *testing.T) {
 		calls := 0
 		h := ResourceEventHandlerFuncs{UpdateFunc: func(_, _ any) { <-gate; calls++ }}
 		p := newSharedProcessor(nil)
-		l := newProcessListener(h, 0, 0, time.Now(), func() bool { return true }, slog.Default())
+		l := newProcessListener(h, 0, time.Now(), func() bool { return true }, slog.Default())
 		p.addListener(l)
 		p.start()
 		for range 10 {

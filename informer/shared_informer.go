@@ -55,8 +55,10 @@ type SharedIndexInformer interface {
 	//     no timer, and its handlers get no resync whatever they ask for.
 	AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error)
 	// RemoveEventHandler unregisters a handler. Notifications it has not
-	// handled yet are dropped; one in progress finishes. Removing twice is
-	// not an error.
+	// handled yet are dropped; one in progress finishes. A handler may
+	// remove itself from inside one of its calls. Removing twice is not an
+	// error. (client-go's removal is asynchronous: queued notifications may
+	// still run after it returns.)
 	RemoveEventHandler(handle ResourceEventHandlerRegistration) error
 	// GetStore and GetIndexer return the cache. Do not modify what they
 	// hold.
@@ -279,8 +281,13 @@ func (s *sharedIndexInformer) AddEventHandler(handler ResourceEventHandler) (Res
 }
 
 // AddEventHandlerWithResyncPeriod implements SharedIndexInformer (the
-// period rules are in the interface's doc). When the check period is
-// lowered, every listener's period is re-derived.
+// period rules are in the interface's doc).
+//
+// client-go also re-derives every listener's period when the check period
+// is lowered (resyncCheckPeriodChanged). That never changes one: a listener
+// added before Run asked for at least the check period of its time (or
+// lowered it to its own), the check period only goes down, and a check
+// period of 0 is never lowered. So kinformer leaves it out.
 func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error) {
 	if handler == nil {
 		return nil, errors.New("informer: AddEventHandler: nil handler")
@@ -303,7 +310,6 @@ func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEv
 				resyncPeriod = s.resyncCheckPeriod
 			} else {
 				s.resyncCheckPeriod = resyncPeriod
-				s.processor.resyncCheckPeriodChanged(resyncPeriod)
 			}
 		}
 	}
@@ -311,7 +317,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEv
 	if effective != resyncPeriod {
 		s.logger.Warn("informer: handler resync period adjusted", "requested", resyncPeriod, "effective", effective)
 	}
-	l := newProcessListener(handler, resyncPeriod, effective, s.clock.Now(), s.HasSynced, s.logger)
+	l := newProcessListener(handler, effective, s.clock.Now(), s.HasSynced, s.logger)
 
 	if !s.started {
 		s.processor.addListener(l)
@@ -340,7 +346,6 @@ func determineResyncPeriod(desired, check time.Duration) time.Duration {
 }
 
 // RemoveEventHandler implements SharedIndexInformer.
-// A handler may remove itself from inside one of its own calls.
 func (s *sharedIndexInformer) RemoveEventHandler(handle ResourceEventHandlerRegistration) error {
 	return s.processor.removeListener(handle)
 }

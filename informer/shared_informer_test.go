@@ -106,18 +106,21 @@ func TestInformer_HandleDeltasByDeltaType(t *testing.T) {
 }
 
 // Each handler gets resyncs at its own period; the Reflector's timer ticks
-// at the smallest. Article: "Kubernetes 源码阅读 - Informer", Resync 机制;
-// client-go#529 (resync updates have old == new).
+// at the smallest, even when that is smaller than the informer's default
+// (here the default is 30 s and one handler asks for 10 s: without the
+// lowered check period it would get a resync only every 30 s).
+// Article: "Kubernetes 源码阅读 - Informer", Resync 机制是什么; client-go#529
+// (resync updates have old == new).
 func TestInformer_ResyncPerHandlerPeriod(t *testing.T) {
 	queueKinds(t, func(t *testing.T, kind QueueKind) {
 		synctest.Test(t, func(t *testing.T) {
 			clk := clock.NewFakeClock(time.Unix(0, 0))
 			lw := newFakeLW(pod("a"), pod("b"))
-			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{ResyncPeriod: 10 * time.Second, Clock: clk, Queue: kind})
+			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{ResyncPeriod: 30 * time.Second, Clock: clk, Queue: kind})
 			every10s, every30s, never := &recorder{}, &recorder{}, &recorder{}
-			_, err := inf.AddEventHandler(every10s)
+			_, err := inf.AddEventHandler(every30s) // the informer's default
 			require.NoError(t, err)
-			_, err = inf.AddEventHandlerWithResyncPeriod(every30s, 30*time.Second)
+			_, err = inf.AddEventHandlerWithResyncPeriod(every10s, 10*time.Second)
 			require.NoError(t, err)
 			_, err = inf.AddEventHandlerWithResyncPeriod(never, 0)
 			require.NoError(t, err)
@@ -179,15 +182,17 @@ func TestInformer_ResyncCheckPeriodIsSmallestHandlerPeriod(t *testing.T) {
 					require.NoError(t, err)
 					regs = append(regs, reg)
 				}
+				// Read under the lock, assert after: a failing require must not
+				// leave the lock held (the informer's cleanup would hang on it).
 				inf.startedLock.Lock()
-				require.Equal(t, tt.wantCheck, inf.resyncCheckPeriod)
+				check := inf.resyncCheckPeriod
 				inf.startedLock.Unlock()
-				for i, reg := range regs {
-					l := reg.(*processorListener)
-					l.resyncLock.Lock()
-					require.Equal(t, tt.wantListenerPer[i], l.resyncPeriod, "handler %d", i)
-					l.resyncLock.Unlock()
+				var periods []time.Duration
+				for _, reg := range regs {
+					periods = append(periods, reg.(*processorListener).resyncPeriod) // fixed at registration
 				}
+				require.Equal(t, tt.wantCheck, check)
+				require.Equal(t, tt.wantListenerPer, periods)
 			})
 		})
 	}
@@ -270,6 +275,7 @@ func TestInformer_SlowHandlerDoesNotBlockOthers(t *testing.T) {
 			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Queue: kind})
 			gate := make(chan struct{})
 			slow := &recorder{}
+			openGate := sync.OnceFunc(func() { close(gate) })
 			regSlow, err := inf.AddEventHandler(ResourceEventHandlerFuncs{AddFunc: func(obj any, initial bool) {
 				<-gate
 				slow.OnAdd(obj, initial)
@@ -279,6 +285,7 @@ func TestInformer_SlowHandlerDoesNotBlockOthers(t *testing.T) {
 			regFast, err := inf.AddEventHandler(fast)
 			require.NoError(t, err)
 			runInformer(t, inf)
+			t.Cleanup(openGate) // runs before the informer's stop: a failed check must not leave the handler blocked
 
 			const n = 500
 			for i := range n {
@@ -291,7 +298,7 @@ func TestInformer_SlowHandlerDoesNotBlockOthers(t *testing.T) {
 			require.Equal(t, 0, slow.Len(), "the slow handler is stuck on its first notification")
 			require.Equal(t, n, regSlow.Pending(), "its backlog: one in progress, the rest buffered")
 
-			close(gate)
+			openGate()
 			synctest.Wait()
 			require.Equal(t, fast.Events(), slow.Events(), "the slow handler catches up, in the same order")
 			require.Equal(t, 0, regSlow.Pending())
@@ -309,6 +316,7 @@ func TestInformer_HandlerHasSyncedVsInformerHasSynced(t *testing.T) {
 			lw := newFakeLW(pod("a"), pod("b"), pod("c"))
 			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Queue: kind})
 			gate := make(chan struct{})
+			openGate := sync.OnceFunc(func() { close(gate) })
 			regSlow, err := inf.AddEventHandler(ResourceEventHandlerFuncs{AddFunc: func(any, bool) { <-gate }})
 			require.NoError(t, err)
 			regFast, err := inf.AddEventHandler(&recorder{})
@@ -317,13 +325,14 @@ func TestInformer_HandlerHasSyncedVsInformerHasSynced(t *testing.T) {
 			require.False(t, regFast.HasSynced())
 
 			runInformer(t, inf)
+			t.Cleanup(openGate)
 			synctest.Wait()
 			require.True(t, inf.HasSynced(), "the cache holds the initial list")
 			require.True(t, regFast.HasSynced(), "this handler has handled it")
 			require.False(t, regSlow.HasSynced(), "this one has not: it is blocked on its first add")
 			require.Equal(t, 3, regSlow.Pending())
 
-			close(gate)
+			openGate()
 			synctest.Wait()
 			require.True(t, regSlow.HasSynced())
 		})

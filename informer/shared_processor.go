@@ -3,7 +3,6 @@ package informer
 import (
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/kinformer/kinformer/internal/clock"
 )
@@ -68,7 +67,7 @@ func (p *sharedProcessor) removeListener(handle ResourceEventHandlerRegistration
 	}
 	delete(p.listeners, l)
 	if p.started {
-		close(l.addCh)
+		l.stop()
 	}
 	return nil
 }
@@ -103,7 +102,7 @@ func (p *sharedProcessor) stop() {
 	p.mu.Lock()
 	if p.started {
 		for l := range p.listeners {
-			close(l.addCh)
+			l.stop()
 		}
 	}
 	p.listeners = map[*processorListener]bool{}
@@ -130,14 +129,4 @@ func (p *sharedProcessor) shouldResync() bool {
 		}
 	}
 	return resyncNeeded
-}
-
-// resyncCheckPeriodChanged re-derives every listener's period after the
-// informer's check period was lowered (before start).
-func (p *sharedProcessor) resyncCheckPeriodChanged(resyncCheckPeriod time.Duration) {
-	p.mu.RLock()
-	defer p.mu.RUnlock()
-	for l := range p.listeners {
-		l.setResyncPeriod(determineResyncPeriod(l.requestedResyncPeriod, resyncCheckPeriod))
-	}
 }
