@@ -1,7 +1,7 @@
 # kinformer: the informer machinery of client-go, from scratch, with a fake API server.
 GO ?= go
 
-.PHONY: demo server test unit lint kubectl-smoke bench fuzz chaos
+.PHONY: demo server test unit lint kubectl-smoke bench chaos fuzz
 
 ## demo: the one-command tour (starts the fake API server with seeded objects and prints what to try)
 demo:
@@ -30,3 +30,17 @@ kubectl-smoke:
 ## bench: every benchmark, with allocations
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## chaos: the eventual-consistency test (random writes, dropped watches, outages, compactions) at length
+chaos:
+	KINFORMER_CHAOS_OPS=5000 $(GO) test -race -count=1 -timeout 30m -run TestInformer_EventuallyConsistentUnderFaults -v ./informer
+
+## fuzz: each fuzz target for 30 seconds
+fuzz:
+	$(GO) test ./api -run '^$$' -fuzz FuzzParseSelector -fuzztime 30s
+	$(GO) test ./api -run '^$$' -fuzz FuzzParseFieldSelector -fuzztime 30s
+	$(GO) test ./fakeapiserver -run '^$$' -fuzz FuzzRequestBody -fuzztime 30s
+	$(GO) test ./fakeapiserver/internal/patch -run '^$$' -fuzz FuzzMergePatch -fuzztime 30s
+	$(GO) test ./fakeapiserver/internal/patch -run '^$$' -fuzz FuzzJSONPatch -fuzztime 30s
+	$(GO) test ./fakeapiserver/internal/patch -run '^$$' -fuzz FuzzStrategicMergePatch -fuzztime 30s
+	$(GO) test ./listwatch -run '^$$' -fuzz FuzzWatchDecoder -fuzztime 30s

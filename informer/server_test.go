@@ -3,6 +3,7 @@ package informer
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -162,7 +163,15 @@ func TestInformer_SelectorTransitionDeletes(t *testing.T) {
 // only once the informer has caught up with the server over a live watch, so
 // that the outage really hides events from it: every outage that ends with a
 // compaction must then cost a relist, whatever the scheduling.
+//
+// CI runs 400 operations; `make chaos` runs many more (KINFORMER_CHAOS_OPS).
 func TestInformer_EventuallyConsistentUnderFaults(t *testing.T) {
+	ops := 400
+	if v := os.Getenv("KINFORMER_CHAOS_OPS"); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err, "KINFORMER_CHAOS_OPS")
+		ops = n
+	}
 	queueKinds(t, func(t *testing.T, kind QueueKind) {
 		e := newServerEnv(t, fakeapiserver.Options{History: 40})
 		lw := listwatch.NewFilteredListWatchFromClient(e.client, listwatch.ConfigMaps, "default", nil)
@@ -181,7 +190,7 @@ func TestInformer_EventuallyConsistentUnderFaults(t *testing.T) {
 		rnd := rand.New(rand.NewPCG(6, uint64(kind)))
 		live := map[string]bool{}
 		compactions := 0
-		for op := range 400 {
+		for op := range ops {
 			name := fmt.Sprintf("cm-%02d", rnd.IntN(25))
 			switch {
 			case !live[name]:
