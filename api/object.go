@@ -1,5 +1,7 @@
 package api
 
+import "reflect"
+
 // Object is any Kubernetes object kinformer handles: its kind, its metadata
 // and a deep copy. Every resource type in this package implements it through
 // the embedded TypeMeta and ObjectMeta.
@@ -27,6 +29,17 @@ type Object interface {
 
 	// DeepCopyObject returns a copy that shares no memory with the original.
 	DeepCopyObject() Object
+}
+
+// IsNil reports whether obj is nil or a nil pointer in an interface (a
+// (*Pod)(nil) stored in an Object is not == nil, and calling its accessors
+// would panic).
+func IsNil(obj Object) bool {
+	if obj == nil {
+		return true
+	}
+	v := reflect.ValueOf(obj)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // List is a page of objects of one kind, as a list request answers it:

@@ -260,7 +260,7 @@ func (f *DeltaFIFO) syncKeyLocked(key string) error {
 	if err != nil {
 		return fmt.Errorf("deltafifo: resync %q: %w", key, err)
 	}
-	if !exists || isNil(obj) {
+	if !exists || api.IsNil(obj) {
 		return nil // gone from the cache since ListKeys: nothing to replay
 	}
 	// The cached object was transformed when it arrived: not again.

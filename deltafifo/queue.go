@@ -3,7 +3,6 @@ package deltafifo
 import (
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/kinformer/kinformer/api"
 )
@@ -64,15 +63,6 @@ var ErrFIFOClosed = errors.New("deltafifo: queue is closed")
 // errNilObject is returned by writes given a nil object.
 var errNilObject = errors.New("deltafifo: nil object")
 
-// isNil reports whether obj is nil or a typed nil pointer.
-func isNil(obj api.Object) bool {
-	if obj == nil {
-		return true
-	}
-	v := reflect.ValueOf(obj)
-	return v.Kind() == reflect.Pointer && v.IsNil()
-}
-
 // admit checks that obj may be queued (the queue is open and obj is not nil)
 // and runs the transformer on it. Both queues admit every object arriving
 // from the server through it.
@@ -80,7 +70,7 @@ func admit(closed bool, t TransformFunc, obj api.Object) (api.Object, error) {
 	if closed {
 		return nil, ErrFIFOClosed
 	}
-	if isNil(obj) {
+	if api.IsNil(obj) {
 		return nil, errNilObject
 	}
 	return transform(t, obj)
@@ -116,7 +106,7 @@ func transform(t TransformFunc, obj api.Object) (api.Object, error) {
 	if err != nil {
 		return nil, fmt.Errorf("deltafifo: transform %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
 	}
-	if isNil(out) {
+	if api.IsNil(out) {
 		return nil, fmt.Errorf("deltafifo: transform %s/%s returned nil", obj.GetNamespace(), obj.GetName())
 	}
 	return out, nil

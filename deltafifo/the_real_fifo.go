@@ -195,7 +195,7 @@ func (f *RealFIFO) Resync() error {
 			errs = append(errs, fmt.Errorf("deltafifo: resync %q: %w", key, err))
 			continue
 		}
-		if !exists || isNil(obj) {
+		if !exists || api.IsNil(obj) {
 			continue
 		}
 		f.addLocked(Sync, obj)

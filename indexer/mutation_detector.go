@@ -42,7 +42,7 @@ func NewCacheMutationDetector(name string) *CacheMutationDetector {
 // AddObject records obj, the object being put into the cache, and a deep
 // copy of it to compare against later. A nil object is ignored.
 func (d *CacheMutationDetector) AddObject(obj api.Object) {
-	if isNil(obj) {
+	if api.IsNil(obj) {
 		return
 	}
 	copied := obj.DeepCopyObject()

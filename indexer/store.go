@@ -3,7 +3,6 @@ package indexer
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/kinformer/kinformer/api"
@@ -27,7 +26,7 @@ func MetaNamespaceKeyFunc(obj any) (string, error) {
 	case ExplicitKey:
 		return string(o), nil
 	case api.Object:
-		if isNil(o) {
+		if api.IsNil(o) {
 			return "", errors.New("cannot compute the key of a nil object")
 		}
 		name := o.GetName()
@@ -56,16 +55,6 @@ func SplitMetaNamespaceKey(key string) (namespace, name string, err error) {
 		return "", "", fmt.Errorf("unexpected key format: %q (want \"name\" or \"namespace/name\")", key)
 	}
 	return namespace, name, nil
-}
-
-// isNil reports whether obj is nil or a typed nil pointer such as
-// (*api.Pod)(nil), whose accessors would panic.
-func isNil(obj api.Object) bool {
-	if obj == nil {
-		return true
-	}
-	v := reflect.ValueOf(obj)
-	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // Store is a keyed collection of objects, safe for concurrent use. The
@@ -123,7 +112,7 @@ func NewIndexer(keyFunc KeyFunc, indexers Indexers) Indexer {
 }
 
 func (c *cache) keyOf(obj api.Object) (string, error) {
-	if isNil(obj) {
+	if api.IsNil(obj) {
 		return "", errors.New("indexer: nil object")
 	}
 	key, err := c.keyFunc(obj)
@@ -186,7 +175,7 @@ func (c *cache) Replace(list []api.Object, _ string) error {
 func (c *cache) Resync() error { return nil }
 
 func (c *cache) Index(indexName string, obj api.Object) ([]api.Object, error) {
-	if isNil(obj) {
+	if api.IsNil(obj) {
 		return nil, errors.New("indexer: nil object")
 	}
 	return c.storage.Index(indexName, obj)
