@@ -173,6 +173,11 @@ func (s *Server) startWatch(rq *request, opts listOptions, sendInitial bool) (wt
 	wt = &watcher{res: rq.res, ns: rq.ns, name: rq.name, opts: opts, ch: make(chan watchItem, s.opts.WatchBuffer), stop: make(chan struct{})}
 	rv, _ := strconv.ParseUint(opts.resourceVersion, 10, 64)
 	switch {
+	case rv == 0 && opts.sendInitialEvents != nil && !sendInitial:
+		// sendInitialEvents=false: start at the current version, without
+		// the synthetic ADDEDs a watch from "now" otherwise begins with.
+		wt.after = st.rv
+		startRV = st.rv
 	case sendInitial || rv == 0:
 		for _, rec := range st.recordsLocked(rq.res, rq.ns, "") {
 			if wt.matches(rec) {

@@ -181,6 +181,13 @@ func TestWatch_SendInitialEventsEndsWithAnnotatedBookmark(t *testing.T) {
 	d := e.createPod("default", "d", nil)
 	require.Equal(t, "ADDED d@"+d.ResourceVersion, ws2.next().summary(t))
 
+	// sendInitialEvents=false (with NotOlderThan) starts at the current
+	// version without the synthetic ADDEDs.
+	ws3 := e.watch("/api/v1/namespaces/default/pods?watch=true&sendInitialEvents=false&resourceVersionMatch=NotOlderThan")
+	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 3 }, 5*time.Second, time.Millisecond)
+	f := e.createPod("default", "f", nil)
+	require.Equal(t, "ADDED f@"+f.ResourceVersion, ws3.next().summary(t))
+
 	// Validation as the real server's: a server that silently ignored
 	// sendInitialEvents would leave a streaming client unsynced forever.
 	for query, msg := range map[string]string{
