@@ -71,6 +71,15 @@ func WithTransform(transform deltafifo.TransformFunc) FactoryOption {
 	return func(f *sharedInformerFactory) { f.transform = transform }
 }
 
+// WithInformerOptions sets the queue, clock and logger of every informer
+// the factory makes (ResyncPeriod and Indexers in opts are ignored: the
+// factory sets those per resource). Tests use it to put the informers on a
+// fake clock and quiet their logs; WithInformerOptions(
+// SharedIndexInformerOptions{Queue: RealFIFOQueue}) runs them on the RealFIFO.
+func WithInformerOptions(opts SharedIndexInformerOptions) FactoryOption {
+	return func(f *sharedInformerFactory) { f.informerOptions = opts }
+}
+
 type sharedInformerFactory struct {
 	client           *listwatch.Client
 	defaultResync    time.Duration
@@ -78,6 +87,7 @@ type sharedInformerFactory struct {
 	tweakListOptions func(*listwatch.ListOptions)
 	customResync     map[string]time.Duration
 	transform        deltafifo.TransformFunc
+	informerOptions  SharedIndexInformerOptions
 
 	mu               sync.Mutex
 	informers        map[string]SharedIndexInformer
@@ -123,7 +133,10 @@ func (f *sharedInformerFactory) InformerFor(r listwatch.Resource) SharedIndexInf
 		resync = f.defaultResync
 	}
 	lw := listwatch.NewFilteredListWatchFromClient(f.client, r, f.namespace, f.tweakListOptions)
-	inf := NewSharedIndexInformer(lw, r.New(), resync, indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc})
+	opts := f.informerOptions
+	opts.ResyncPeriod = resync
+	opts.Indexers = indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc}
+	inf := NewSharedIndexInformerWithOptions(lw, r.New(), opts)
 	if f.transform != nil {
 		_ = inf.SetTransform(f.transform) // cannot fail: the informer has not started
 	}

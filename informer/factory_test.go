@@ -73,6 +73,7 @@ func TestFactory_Options(t *testing.T) {
 			p.Spec = api.PodSpec{} // the cache keeps metadata only
 			return p, nil
 		}),
+		WithInformerOptions(SharedIndexInformerOptions{Queue: RealFIFOQueue, Logger: quiet}),
 	)
 	pods := factory.InformerFor(listwatch.Pods)
 	configMaps := factory.InformerFor(listwatch.ConfigMaps)
@@ -97,6 +98,7 @@ func TestFactory_Options(t *testing.T) {
 	}
 	require.Equal(t, time.Minute, resyncOf(pods), "custom resync for pods")
 	require.Equal(t, time.Hour, resyncOf(configMaps), "the default for the rest")
+	require.Equal(t, RealFIFOQueue, pods.(*sharedIndexInformer).queueKind, "informer options reach every informer")
 }
 
 // WaitForCacheSync reports false for an informer that has not synced when
@@ -107,7 +109,7 @@ func TestFactory_Options(t *testing.T) {
 func TestFactory_WaitForCacheSyncGivesUp(t *testing.T) {
 	e := newServerEnv(t, fakeapiserver.Options{})
 	e.srv.FailRequests(fakeapiserver.Fault{Verb: "list", Resource: "pods", Code: 500, Count: 1000})
-	factory := NewSharedInformerFactory(e.client, 0)
+	factory := NewSharedInformerFactoryWithOptions(e.client, 0, WithInformerOptions(SharedIndexInformerOptions{Logger: quiet}))
 	factory.InformerFor(listwatch.Pods)
 	require.Empty(t, factory.WaitForCacheSync(t.Context()), "nothing started, nothing to wait for")
 
