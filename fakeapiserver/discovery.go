@@ -1,9 +1,13 @@
 package fakeapiserver
 
 import (
+	"bytes"
+	"cmp"
 	"encoding/json"
+	"maps"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -16,14 +20,42 @@ import (
 // ServerVersion is what /version reports: the Kubernetes release whose API
 // this server imitates.
 var ServerVersion = map[string]string{
-	"major": "1", "minor": "36", "gitVersion": "v1.36.0-kinformer",
+	"major": "1", "minor": "36", "emulationMajor": "1", "emulationMinor": "36",
+	"minCompatibilityMajor": "1", "minCompatibilityMinor": "35", "gitVersion": "v1.36.0-kinformer",
 	"gitCommit": "kinformer", "gitTreeState": "clean", "buildDate": "2026-11-22T00:00:00Z",
 	"goVersion": runtime.Version(), "compiler": runtime.Compiler, "platform": runtime.GOOS + "/" + runtime.GOARCH,
 }
 
+// versionKeys is the order the real server writes /version's fields in;
+// keys of ServerVersion not named here follow, sorted.
+var versionKeys = []string{"major", "minor", "emulationMajor", "emulationMinor", "minCompatibilityMajor",
+	"minCompatibilityMinor", "gitVersion", "gitCommit", "gitTreeState", "buildDate", "goVersion", "compiler", "platform"}
+
 func (s *Server) serveVersion(w http.ResponseWriter, req *http.Request) {
-	b, _ := json.Marshal(ServerVersion)
-	s.writeJSON(w, req, http.StatusOK, b)
+	keys := slices.Sorted(maps.Keys(ServerVersion))
+	slices.SortStableFunc(keys, func(a, b string) int {
+		return cmp.Compare(orderIn(versionKeys, a), orderIn(versionKeys, b))
+	})
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		writeString(&buf, k)
+		buf.WriteByte(':')
+		writeString(&buf, ServerVersion[k])
+	}
+	buf.WriteByte('}')
+	s.writeJSON(w, req, http.StatusOK, buf.Bytes())
+}
+
+// orderIn is the position of k in order, or len(order) if it is not there.
+func orderIn(order []string, k string) int {
+	if i := slices.Index(order, k); i >= 0 {
+		return i
+	}
+	return len(order)
 }
 
 func (s *Server) serveHealth(w http.ResponseWriter, req *http.Request) {
@@ -56,6 +88,32 @@ type groupVersion struct {
 	Version      string `json:"version"`
 }
 
+// apiVersions, apiResourceList and apiGroupList are the discovery
+// documents, their fields in the real server's order.
+type apiVersions struct {
+	Kind                       string          `json:"kind"`
+	Versions                   []string        `json:"versions"`
+	ServerAddressByClientCIDRs []serverAddress `json:"serverAddressByClientCIDRs"`
+}
+
+type serverAddress struct {
+	ClientCIDR    string `json:"clientCIDR"`
+	ServerAddress string `json:"serverAddress"`
+}
+
+type apiResourceList struct {
+	Kind         string        `json:"kind"`
+	APIVersion   string        `json:"apiVersion,omitempty"` // the real server sets it for named groups only
+	GroupVersion string        `json:"groupVersion"`
+	Resources    []apiResource `json:"resources"`
+}
+
+type apiGroupList struct {
+	Kind       string     `json:"kind"`
+	APIVersion string     `json:"apiVersion"`
+	Groups     []apiGroup `json:"groups"`
+}
+
 type apiGroup struct {
 	Kind             string         `json:"kind,omitempty"`
 	APIVersion       string         `json:"apiVersion,omitempty"`
@@ -71,8 +129,8 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, req *http.Request) bool {
 	var body any
 	switch {
 	case path == "/api":
-		body = map[string]any{"kind": "APIVersions", "versions": []string{"v1"},
-			"serverAddressByClientCIDRs": []any{map[string]any{"clientCIDR": "0.0.0.0/0", "serverAddress": req.Host}}}
+		body = apiVersions{Kind: "APIVersions", Versions: []string{"v1"},
+			ServerAddressByClientCIDRs: []serverAddress{{ClientCIDR: "0.0.0.0/0", ServerAddress: req.Host}}}
 	case path == "/apis":
 		var groups []apiGroup
 		for _, gv := range groupVersions() {
@@ -80,7 +138,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, req *http.Request) bool {
 				groups = append(groups, apiGroup{Name: g, Versions: []groupVersion{{gv, v}}, PreferredVersion: groupVersion{gv, v}})
 			}
 		}
-		body = map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
+		body = apiGroupList{Kind: "APIGroupList", APIVersion: "v1", Groups: groups}
 	case strings.HasPrefix(path, "/openapi/"):
 		s.serveOpenAPI(w, req)
 		return true
@@ -128,9 +186,8 @@ func resourceList(gv string) any {
 		if r.GroupVersion() != gv {
 			continue
 		}
-		verbs := []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 		resources = append(resources, apiResource{Name: r.Name, SingularName: r.Singular, Namespaced: r.Namespaced,
-			Kind: r.Kind, Verbs: verbs, ShortNames: r.ShortNames, Categories: r.Categories})
+			Kind: r.Kind, Verbs: r.verbs(), ShortNames: r.ShortNames, Categories: r.Categories})
 		if r.HasStatus {
 			resources = append(resources, apiResource{Name: r.Name + "/status", Namespaced: r.Namespaced,
 				Kind: r.Kind, Verbs: []string{"get", "patch", "update"}})
@@ -139,5 +196,9 @@ func resourceList(gv string) any {
 	if resources == nil {
 		return nil
 	}
-	return map[string]any{"kind": "APIResourceList", "groupVersion": gv, "resources": resources}
+	list := apiResourceList{Kind: "APIResourceList", GroupVersion: gv, Resources: resources}
+	if strings.Contains(gv, "/") {
+		list.APIVersion = "v1"
+	}
+	return list
 }

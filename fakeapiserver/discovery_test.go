@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -11,6 +12,13 @@ import (
 // api-resources prints it); compare 01-discovery.txt.
 func TestDiscovery_Documents(t *testing.T) {
 	e := newEnv(t, Options{})
+	// Field order as the real server writes them (01-discovery.txt).
+	host := strings.TrimPrefix(e.http.URL, "http://")
+	require.Equal(t, `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"`+host+`"}]}`, string(e.get("/api").body))
+	require.True(t, strings.HasPrefix(string(e.get("/api/v1").body), `{"kind":"APIResourceList","groupVersion":"v1","resources":[{"name":"pods","singularName":"pod","namespaced":true,"kind":"Pod","verbs":`))
+	require.True(t, strings.HasPrefix(string(e.get("/apis/apps/v1").body), `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":"apps/v1","resources":[`))
+	require.True(t, strings.HasPrefix(string(e.get("/version").body), `{"major":"1","minor":"36","emulationMajor":"1","emulationMinor":"36","minCompatibilityMajor":"1","minCompatibilityMinor":"35","gitVersion":`))
+
 	var versions struct {
 		Kind     string   `json:"kind"`
 		Versions []string `json:"versions"`
@@ -40,7 +48,8 @@ func TestDiscovery_Documents(t *testing.T) {
 	require.Equal(t, []string{"po"}, names["pods"].ShortNames)
 	require.True(t, names["pods"].Namespaced)
 	require.False(t, names["namespaces"].Namespaced)
-	require.Contains(t, names["configmaps"].Verbs, "watch")
+	require.Equal(t, []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}, names["configmaps"].Verbs)
+	require.Equal(t, []string{"create", "delete", "get", "list", "patch", "update", "watch"}, names["namespaces"].Verbs, "as 01-discovery.txt: no deletecollection")
 	require.Equal(t, []string{"get", "patch", "update"}, names["pods/status"].Verbs)
 
 	var groups struct {

@@ -72,13 +72,19 @@ func errBadRequest(format string, args ...any) *api.Status {
 }
 
 // errInvalid is a 422 listing every invalid field, as
-// `Pod "bad" is invalid: spec.containers: Required value`.
+// `Pod "bad" is invalid: spec.containers: Required value`. The message names
+// the kind qualified by its group ("ReplicaSet.apps", "ListOptions.meta.k8s.io");
+// the details keep kind and group apart, as the real server's do.
 func errInvalid(kind, group, name string, causes []api.StatusCause) *api.Status {
 	parts := make([]string, len(causes))
 	for i, c := range causes {
 		parts[i] = c.Field + ": " + c.Message
 	}
-	msg := fmt.Sprintf("%s %q is invalid: ", kind, name)
+	qualified := kind
+	if group != "" {
+		qualified += "." + group
+	}
+	msg := fmt.Sprintf("%s %q is invalid: ", qualified, name)
 	if len(parts) == 1 {
 		msg += parts[0]
 	} else {
@@ -99,6 +105,15 @@ func invalid(field string, value any, detail string) api.StatusCause {
 
 func forbidden(field, detail string) api.StatusCause {
 	return api.StatusCause{Type: api.CauseTypeFieldValueForbidden, Field: field, Message: "Forbidden: " + detail}
+}
+
+func notSupported(field, value string, supported ...string) api.StatusCause {
+	quoted := make([]string, len(supported))
+	for i, v := range supported {
+		quoted[i] = fmt.Sprintf("%q", v)
+	}
+	return api.StatusCause{Type: api.CauseTypeFieldValueNotSupported, Field: field,
+		Message: fmt.Sprintf("Unsupported value: %q: supported values: %s", value, strings.Join(quoted, ", "))}
 }
 
 func quoteValue(v any) string {

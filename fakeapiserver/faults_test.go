@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -19,7 +20,7 @@ import (
 func TestFault_FailRequests(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.srv.FailRequests(Fault{Verb: "list", Resource: "pods", Code: http.StatusTooManyRequests, RetryAfter: 2 * time.Second})
-	e.srv.FailRequests(Fault{Verb: "get", Code: http.StatusInternalServerError, Count: 2})
+	e.srv.FailRequests(Fault{Verb: "get", Code: http.StatusInternalServerError, Count: 2, RetryAfter: 1500 * time.Millisecond})
 
 	require.Equal(t, http.StatusOK, e.get("/api/v1/namespaces/default/configmaps").code, "only matching requests fail")
 	r := e.get("/api/v1/namespaces/default/pods")
@@ -34,6 +35,7 @@ func TestFault_FailRequests(t *testing.T) {
 		r := e.get("/api/v1/namespaces/default")
 		require.Equal(t, http.StatusInternalServerError, r.code)
 		require.Equal(t, api.StatusReasonInternalError, r.status(t).Reason)
+		require.Equal(t, "2", r.header.Get("Retry-After"), "any code may carry Retry-After, rounded up to whole seconds")
 	}
 	require.Equal(t, http.StatusOK, e.get("/api/v1/namespaces/default").code)
 	require.Equal(t, 2, e.srv.RequestCount("list", "pods"))
@@ -106,6 +108,38 @@ func TestServer_CloseEndsWatches(t *testing.T) {
 	require.Empty(t, ws.ended())
 	require.Equal(t, http.StatusServiceUnavailable, e.get("/api/v1/namespaces/default/pods").code)
 	require.Equal(t, http.StatusServiceUnavailable, e.get("/readyz").code)
+}
+
+// A watch request that got past Close's check just before Close ran (a
+// race between Close and a new watch) still ends at once: otherwise Serve,
+// or httptest.Server.Close, would wait for it until its timeout.
+func TestServer_WatchRacingCloseEnds(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.srv.Close()
+	rq := &request{verb: "watch", res: lookupResource("", "v1", "pods"), ns: "default"}
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/default/pods?watch=true", nil)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.srv.serveWatch(httptest.NewRecorder(), req, rq)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a watch that started as the server closed is still open")
+	}
+}
+
+// Close ends a watch even while it waits out an injected delay.
+func TestServer_CloseEndsADelayedWatch(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.srv.SetWatchDelay(time.Hour)
+	ws := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=" + e.srv.ResourceVersion())
+	require.NoError(t, e.clock.BlockUntilWaiters(ctxTimeout(t), 1)) // the watch's timeout
+	e.createPod("default", "a", nil)
+	require.NoError(t, e.clock.BlockUntilWaiters(ctxTimeout(t), 2)) // and the delay of the frame for a
+	e.srv.Close()
+	ws.ended()
 }
 
 // Serve shuts down cleanly even with watches open: it ends them first,

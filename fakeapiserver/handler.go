@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,6 +93,9 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 //	/api/v1/watch/...                                      the old spelling of ?watch=true
 func parseRequest(req *http.Request) (*request, *api.Status) {
 	segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
+	if slices.Contains(segs, "") { // "/api/v1/namespaces//pods" names no namespace
+		return nil, errUnknownResource()
+	}
 	var group, version string
 	var rest []string
 	switch {
@@ -170,7 +174,8 @@ func parseRequest(req *http.Request) (*request, *api.Status) {
 	case rq.verb == "create" && (!collection || crossNamespace),
 		(rq.verb == "update" || rq.verb == "patch" || rq.verb == "delete") && collection,
 		rq.verb == "deletecollection" && crossNamespace,
-		rq.sub != "" && rq.verb != "get" && rq.verb != "update" && rq.verb != "patch":
+		rq.sub != "" && rq.verb != "get" && rq.verb != "update" && rq.verb != "patch",
+		rq.sub == "" && !slices.Contains(rq.res.verbs(), rq.verb):
 		return nil, errMethodNotAllowed(req.Method)
 	}
 	return rq, nil

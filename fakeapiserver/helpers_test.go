@@ -68,6 +68,11 @@ func (r response) decode(t *testing.T, v any) {
 	require.NoError(t, json.Unmarshal(r.body, v), "body: %s", r.body)
 }
 
+// requestClient sends the requests that are not watches; its timeout turns
+// a request that wrongly never ends (a watch the server should have refused)
+// into a failure instead of a hung test.
+var requestClient = &http.Client{Timeout: 30 * time.Second}
+
 // do sends one request. headers alternate name, value.
 func (e *env) do(method, path, body string, headers ...string) response {
 	e.t.Helper()
@@ -83,7 +88,7 @@ func (e *env) do(method, path, body string, headers ...string) response {
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := requestClient.Do(req)
 	require.NoError(e.t, err)
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 )
@@ -15,16 +14,17 @@ import (
 // This file holds the small helpers for reading and writing such maps.
 
 // decodeObject parses a request body into a JSON object. It rejects anything
-// that is not exactly one JSON object.
+// that is not exactly one JSON object. Malformed JSON gets json.Unmarshal's
+// wording ("unexpected end of JSON input"), which is the real server's too.
 func decodeObject(body []byte) (map[string]any, error) {
+	if err := json.Unmarshal(body, new(json.RawMessage)); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("unexpected data after the JSON object")
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
@@ -240,14 +240,6 @@ func stringList(v any) []string {
 		if s, ok := e.(string); ok {
 			out = append(out, s)
 		}
-	}
-	return out
-}
-
-func toAnyList(s []string) []any {
-	out := make([]any, len(s))
-	for i, e := range s {
-		out[i] = e
 	}
 	return out
 }

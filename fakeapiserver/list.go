@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
+	"path"
 	"strconv"
 	"strings"
 
@@ -31,18 +32,23 @@ import (
 // continueToken is the real server's token: base64url of
 // {"v":"meta.k8s.io/v1","rv":46223,"start":"/demo-b\u0000"}, where start is
 // the first key of the next page (the last key served plus a NUL byte).
+// The fresh token of a 410 has rv -1 ("read the current state") and, as
+// the real server writes it, no leading slash: "start":"demo-b\u0000".
 type continueToken struct {
 	APIVersion string `json:"v"`
 	RV         int64  `json:"rv"`
 	Start      string `json:"start"`
 }
 
-func encodeContinue(rv int64, lastKey string) string {
-	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", RV: rv, Start: "/" + lastKey + "\x00"})
+func encodeContinue(rv int64, start string) string {
+	b, _ := json.Marshal(continueToken{APIVersion: "meta.k8s.io/v1", RV: rv, Start: start})
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
+// decodeContinue checks a token as the real server does (apiserver's
+// storage.DecodeContinue) and returns it with Start in its slashed form.
 func decodeContinue(s string) (continueToken, *api.Status) {
+	const invalid = "invalid continue token: continue key is not valid: "
 	var t continueToken
 	raw, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
 	if err == nil {
@@ -50,13 +56,19 @@ func decodeContinue(s string) (continueToken, *api.Status) {
 	}
 	switch {
 	case err != nil:
-		return t, errBadRequest("invalid continue token: continue key is not valid: %v", err)
+		return t, errBadRequest(invalid+"%v", err)
 	case t.APIVersion != "meta.k8s.io/v1":
-		return t, errBadRequest("invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+		return t, errBadRequest(invalid+"server does not recognize this encoded version %q", t.APIVersion)
 	case t.RV == 0 || t.RV < -1:
-		return t, errBadRequest("invalid continue token: continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-	case !strings.HasPrefix(t.Start, "/") || strings.Contains(t.Start, ".."):
-		return t, errBadRequest("invalid continue token: continue key is not valid: invalid start key")
+		return t, errBadRequest(invalid + "incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
+	case t.Start == "":
+		return t, errBadRequest(invalid + "encoded start key empty (version meta.k8s.io/v1)")
+	}
+	if !strings.HasPrefix(t.Start, "/") {
+		t.Start = "/" + t.Start
+	}
+	if path.Clean(t.Start) != t.Start { // no way out of the listed range ("/../x")
+		return t, errBadRequest(invalid+"%s", strings.TrimPrefix(t.Start, "/"))
 	}
 	return t, nil
 }
@@ -121,7 +133,7 @@ func (s *Server) list(req *http.Request, rq *request, opts listOptions) ([]*reco
 	if exactRV != 0 {
 		if exactRV < st.compacted {
 			if opts.continueToken != "" {
-				meta.Continue = encodeContinue(-1, strings.TrimSuffix(start, "\x00"))
+				meta.Continue = encodeContinue(-1, start)
 				gone := errExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
 				gone.ListMeta = meta
 				return nil, api.ListMeta{}, gone
@@ -161,7 +173,7 @@ func (s *Server) list(req *http.Request, rq *request, opts listOptions) ([]*reco
 	}
 	meta.ResourceVersion = strconv.FormatUint(listRV, 10)
 	if more {
-		meta.Continue = encodeContinue(int64(listRV), relativeKey(page[len(page)-1], rq.ns))
+		meta.Continue = encodeContinue(int64(listRV), "/"+relativeKey(page[len(page)-1], rq.ns)+"\x00")
 		if !opts.labelsSet {
 			// Without selectors every later candidate is in a later page.
 			remaining := int64(n - i)
@@ -192,11 +204,20 @@ func (s *Server) renderList(r *resource, out output, meta api.ListMeta, items []
 		buf.WriteString(`{"kind":"` + r.ListKind() + `","apiVersion":"` + r.GroupVersion() + `","metadata":`)
 		buf.Write(metaJSON)
 		buf.WriteString(`,"items":[`)
+		// Items go without kind and apiVersion, as the real server writes
+		// them (the list's kind says what they are). Every stored object's
+		// JSON starts with these two, in this order (see keyOrder).
+		typeMeta := []byte(`{"kind":"` + r.Kind + `","apiVersion":"` + r.GroupVersion() + `",`)
 		for i, rec := range items {
 			if i > 0 {
 				buf.WriteByte(',')
 			}
-			buf.Write(rec.raw)
+			if rest, ok := bytes.CutPrefix(rec.raw, typeMeta); ok {
+				buf.WriteByte('{')
+				buf.Write(rest)
+			} else {
+				buf.Write(rec.raw)
+			}
 		}
 	}
 	buf.WriteString("]}")

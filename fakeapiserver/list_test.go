@@ -46,7 +46,11 @@ func TestList_NamespacedAndAcrossNamespaces(t *testing.T) {
 	require.Equal(t, e.srv.ResourceVersion(), l.ResourceVersion, "a list carries the server's current resourceVersion")
 	require.Len(t, l.Items, 2)
 	require.Equal(t, "web-0", l.Items[0].Name)
-	require.Equal(t, "Pod", l.Items[0].Kind, "items carry kind and apiVersion")
+	// As 03-list-pods.txt: the list says what its items are; the items
+	// themselves carry no kind or apiVersion (a client fills them in).
+	require.Empty(t, l.Items[0].Kind)
+	require.Empty(t, l.Items[0].APIVersion)
+	require.Contains(t, string(r.body), `"items":[{"metadata":{"name":"web-0","namespace":"default",`)
 
 	names, _ := e.listNames("/api/v1/pods")
 	require.Equal(t, []string{"web-0", "web-1", "dns"}, names, "across namespaces, in key order: namespace, then name")
@@ -143,7 +147,9 @@ func TestList_ExpiredContinueIs410WithFreshToken(t *testing.T) {
 	require.NotEmpty(t, st.Continue, "the 410 carries a token to carry on inconsistently")
 	raw, err := base64.RawURLEncoding.DecodeString(st.Continue)
 	require.NoError(t, err)
-	require.JSONEq(t, `{"v":"meta.k8s.io/v1","rv":-1,"start":"/a\u0000"}`, string(raw))
+	require.JSONEq(t, `{"v":"meta.k8s.io/v1","rv":-1,"start":"a\u0000"}`, string(raw), "the real server's fresh token has no leading slash")
+	require.Equal(t, `{"kind":"Status","apiVersion":"v1","metadata":{"continue":"`+st.Continue+`"},"status":"Failure","message":"`+st.Message+`","reason":"Expired","code":410}`, string(r.body),
+		"byte for byte as 13-gone-410-and-too-large.txt")
 
 	names, _ := e.listNames("/api/v1/namespaces/default/pods?limit=100&continue=" + url.QueryEscape(st.Continue))
 	require.Equal(t, []string{"b", "c", "new-0", "new-1", "new-2", "new-3", "new-4"}, names, "the fresh token lists the current state after a")
@@ -244,10 +250,10 @@ func TestList_OptionValidation(t *testing.T) {
 			require.Equal(t, tc.message, r.status(t).Message)
 		})
 	}
-	// The 422 names the field, as the real server does.
-	st := e.get("/api/v1/namespaces/default/pods?resourceVersionMatch=NotOlderThan").status(t)
-	require.Equal(t, "resourceVersionMatch", st.Details.Causes[0].Field)
-	require.Equal(t, "ListOptions", st.Details.Kind[:len("ListOptions")])
+	// Byte for byte as 13-gone-410-and-too-large.txt: the message names the
+	// qualified kind, details the kind and group apart, the causes the field.
+	r := e.get("/api/v1/namespaces/default/pods?resourceVersionMatch=NotOlderThan")
+	require.Equal(t, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ListOptions.meta.k8s.io \"\" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided","reason":"Invalid","details":{"group":"meta.k8s.io","kind":"ListOptions","causes":[{"reason":"FieldValueForbidden","message":"Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided","field":"resourceVersionMatch"}]},"code":422}`, string(r.body))
 }
 
 // kubectl get asks for a Table and prints the server's columns.
@@ -275,6 +281,7 @@ func TestList_TableForKubectl(t *testing.T) {
 	require.Equal(t, "Table", table.Kind)
 	require.Equal(t, "Name", table.Columns[0].Name)
 	require.Equal(t, []any{"web-0", "0/1", "Pending", "0", "90s", "<none>", "<none>", "<none>", "<none>"}, table.Rows[0].Cells)
+	require.Contains(t, string(r.body), `"0/1","Pending","0","90s","\u003cnone\u003e"`, "escaped as Go's encoding/json does, like 04-list-table.txt")
 	require.Equal(t, "PartialObjectMetadata", table.Rows[0].Object.Kind)
 	require.Equal(t, "web-0", table.Rows[0].Object.Metadata.Name)
 
@@ -303,6 +310,7 @@ func TestGet_ObjectAndErrors(t *testing.T) {
 		{"/api/v1/namespaces/default/foos", `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}`},
 		{"/apis/apps/v1/namespaces/default/replicasets/web", `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"replicasets.apps \"web\" not found","reason":"NotFound","details":{"name":"web","group":"apps","kind":"replicasets"},"code":404}`},
 		{"/api/v1/pods/web-0", `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}`},
+		{"/api/v1/namespaces//pods", `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"the server could not find the requested resource","reason":"NotFound","details":{},"code":404}`},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			r := e.get(tc.path)

@@ -56,17 +56,9 @@ func (s *Server) validate(r *resource, obj map[string]any) *api.Status {
 		causes = append(causes, r.Validate(obj)...)
 	}
 	if len(causes) > 0 {
-		return errInvalid(r.qualifiedKind(), r.Group, stringAt(meta, "name"), causes)
+		return errInvalid(r.Kind, r.Group, stringAt(meta, "name"), causes)
 	}
 	return nil
-}
-
-// qualifiedKind is "Pod" or "ReplicaSet.apps", as 422 messages name kinds.
-func (r *resource) qualifiedKind() string {
-	if r.Group == "" {
-		return r.Kind
-	}
-	return r.Kind + "." + r.Group
 }
 
 // create stores a new object. obj is owned by the call.
@@ -217,7 +209,7 @@ func (s *Server) updateLocked(existing *record, subresource string, obj map[stri
 		old := stringList(valueAt(existing.obj, "metadata", "finalizers"))
 		for _, f := range stringList(nextMeta["finalizers"]) {
 			if !slices.Contains(old, f) {
-				return nil, errInvalid(r.qualifiedKind(), r.Group, existing.name, []api.StatusCause{
+				return nil, errInvalid(r.Kind, r.Group, existing.name, []api.StatusCause{
 					forbidden("metadata.finalizers", fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers []string{%q}", f))})
 			}
 		}
@@ -297,11 +289,11 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 	}
 	meta := ensureMap(patched, "metadata")
 	if stringAt(meta, "name") != name {
-		return nil, errInvalid(r.qualifiedKind(), r.Group, name, []api.StatusCause{
+		return nil, errInvalid(r.Kind, r.Group, name, []api.StatusCause{
 			invalid("metadata.name", meta["name"], "field is immutable")})
 	}
 	if r.Namespaced && stringAt(meta, "namespace") != ns {
-		return nil, errInvalid(r.qualifiedKind(), r.Group, name, []api.StatusCause{
+		return nil, errInvalid(r.Kind, r.Group, name, []api.StatusCause{
 			invalid("metadata.namespace", meta["namespace"], "field is immutable")})
 	}
 	return s.updateLocked(existing, subresource, patched, dryRun)

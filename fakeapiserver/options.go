@@ -3,7 +3,6 @@ package fakeapiserver
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/url"
 	"strconv"
 	"time"
@@ -66,7 +65,7 @@ func parseListOptions(q url.Values, r *resource, watch bool) (listOptions, *api.
 		o.sendInitialEvents = &v
 	}
 	if causes := o.validate(watch); len(causes) > 0 {
-		return o, errInvalid("ListOptions.meta.k8s.io", "meta.k8s.io", "", causes)
+		return o, errInvalid("ListOptions", "meta.k8s.io", "", causes)
 	}
 	if !watch && o.continueToken != "" && o.resourceVersion != "" && o.resourceVersion != "0" {
 		return o, errBadRequest("specifying resource version is not allowed when using continue")
@@ -75,41 +74,46 @@ func parseListOptions(q url.Values, r *resource, watch bool) (listOptions, *api.
 }
 
 // validate applies the real server's ListOptions rules (apimachinery's
-// ValidateListOptions); each violation is a 422 cause.
+// ValidateListOptions and validateWatchOptions); each violation is a 422
+// cause, all of them reported together.
 func (o *listOptions) validate(watch bool) []api.StatusCause {
 	var causes []api.StatusCause
-	switch o.rvMatch {
-	case "", "Exact", "NotOlderThan":
-	default:
-		causes = append(causes, api.StatusCause{Type: api.CauseTypeFieldValueNotSupported, Field: "resourceVersionMatch",
-			Message: fmt.Sprintf("Unsupported value: %q: supported values: \"Exact\", \"NotOlderThan\", \"\"", o.rvMatch)})
-	}
 	if o.limit < 0 {
 		causes = append(causes, invalid("limit", o.limit, "must be greater than or equal to 0"))
 	}
 	if watch {
-		switch {
-		case o.sendInitialEvents != nil && *o.sendInitialEvents && o.rvMatch != "NotOlderThan":
+		if o.sendInitialEvents != nil && o.rvMatch != "NotOlderThan" {
 			causes = append(causes, forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
-		case o.sendInitialEvents == nil && o.rvMatch != "":
-			causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
-		case o.rvMatch == "Exact":
-			causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch=Exact is forbidden for watch"))
+		}
+		if o.rvMatch != "" {
+			if o.sendInitialEvents == nil {
+				causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+			}
+			if o.rvMatch != "NotOlderThan" {
+				causes = append(causes, notSupported("resourceVersionMatch", o.rvMatch, "NotOlderThan"))
+			}
+			if o.continueToken != "" {
+				causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+			}
 		}
 		return causes
 	}
-	if o.sendInitialEvents != nil {
-		causes = append(causes, forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
-	}
 	if o.rvMatch != "" {
-		switch {
-		case o.resourceVersion == "":
+		if o.resourceVersion == "" {
 			causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
-		case o.continueToken != "":
+		}
+		if o.continueToken != "" {
 			causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
-		case o.rvMatch == "Exact" && o.resourceVersion == "0":
+		}
+		if o.rvMatch != "Exact" && o.rvMatch != "NotOlderThan" {
+			causes = append(causes, notSupported("resourceVersionMatch", o.rvMatch, "Exact", "NotOlderThan", ""))
+		}
+		if o.rvMatch == "Exact" && o.resourceVersion == "0" {
 			causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\""))
 		}
+	}
+	if o.sendInitialEvents != nil {
+		causes = append(causes, forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
 	}
 	return causes
 }

@@ -19,6 +19,9 @@ type resource struct {
 	ShortNames []string
 	Categories []string
 	Namespaced bool
+	// Verbs are the verbs the resource allows (discovery lists them; any
+	// other is 405). nil means all of standardVerbs.
+	Verbs []string
 
 	// HasStatus: the object has a status the main resource ignores on
 	// update and the /status subresource changes alone.
@@ -72,6 +75,7 @@ var registry = []*resource{
 	{
 		Version: "v1", Name: "namespaces", Singular: "namespace", Kind: "Namespace",
 		ShortNames: []string{"ns"}, Namespaced: false, HasStatus: true,
+		Verbs:         []string{"create", "delete", "get", "list", "patch", "update", "watch"}, // no deletecollection
 		Fields:        []string{"status.phase"},
 		Default:       defaultNamespace,
 		InitialStatus: func(map[string]any) map[string]any { return map[string]any{"phase": "Active"} },
@@ -89,6 +93,17 @@ var registry = []*resource{
 		Columns:       replicaSetColumns,
 		New:           func() api.Object { return new(api.ReplicaSet) },
 	},
+}
+
+// standardVerbs are the verbs of a resource that allows everything.
+var standardVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+// verbs are the verbs the resource allows, as discovery lists them.
+func (r *resource) verbs() []string {
+	if r.Verbs == nil {
+		return standardVerbs
+	}
+	return r.Verbs
 }
 
 // GroupVersion is "v1" for the core group and "apps/v1" for a named one: the

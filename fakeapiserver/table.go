@@ -1,7 +1,6 @@
 package fakeapiserver
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -195,11 +194,8 @@ func (s *Server) renderTable(r *resource, meta api.ListMeta, items []*record) []
 		}
 		table.Rows = append(table.Rows, row{Cells: cells, Object: partialObject(rec)})
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(table)
-	return bytes.TrimRight(buf.Bytes(), "\n")
+	b, _ := json.Marshal(table) // cannot fail: strings, numbers and raw JSON
+	return b
 }
 
 // humanDuration prints an age as kubectl does: 5s, 3m20s, 7h, 4d, 2y.

@@ -169,8 +169,7 @@ func validatePodSpec(spec map[string]any, path string) []api.StatusCause {
 	switch p := stringAt(spec, "restartPolicy"); p {
 	case "", "Always", "OnFailure", "Never":
 	default:
-		causes = append(causes, api.StatusCause{Type: api.CauseTypeFieldValueNotSupported, Field: path + ".restartPolicy",
-			Message: fmt.Sprintf("Unsupported value: %q: supported values: \"Always\", \"OnFailure\", \"Never\"", p)})
+		causes = append(causes, notSupported(path+".restartPolicy", p, "Always", "OnFailure", "Never"))
 	}
 	return causes
 }

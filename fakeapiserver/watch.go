@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -147,7 +148,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *reques
 	}
 	defer s.stopWatch(wt)
 
-	sw.lastRV = startRV
+	sw.startRV = startRV
 	for _, it := range initial {
 		if !sw.write(it) {
 			return
@@ -200,6 +201,11 @@ func (s *Server) startWatch(rq *request, opts listOptions, sendInitial bool) (wt
 		wt.after = max(rv, st.rv)
 		startRV = rv
 	}
+	if s.isClosed() {
+		// Close ran after this request got past its check, but before this
+		// watch was registered, so CloseWatches did not see it: end it now.
+		wt.stopLocked()
+	}
 	st.watchers[rq.res][wt] = struct{}{}
 	return wt, initial, startRV, st.rv, nil
 }
@@ -214,7 +220,9 @@ func (s *Server) stopWatch(wt *watcher) {
 // streamEvents sends live events until the client goes, the timeout ends the
 // watch, or the server stops it.
 func (s *Server) streamEvents(req *http.Request, sw *streamWriter, wt *watcher, opts listOptions) {
-	timeout := time.Duration(opts.timeoutSeconds) * time.Second
+	// Capped so that a huge timeoutSeconds cannot overflow into a negative
+	// duration (a watch that ends at once).
+	timeout := time.Duration(min(opts.timeoutSeconds, int64(math.MaxInt64/time.Second))) * time.Second
 	if timeout == 0 {
 		// The real server picks 30-60 minutes when the client does not say.
 		timeout = 30*time.Minute + rand.N(30*time.Minute)
@@ -260,10 +268,13 @@ func (s *Server) streamEvents(req *http.Request, sw *streamWriter, wt *watcher, 
 	}
 }
 
-// bookmark sends a BOOKMARK carrying the server's current version, if that
-// is newer than what the watch has sent. Every event up to that version
-// was queued before the version was read, so those are sent first; that is
-// what makes resuming from a bookmark's version lose nothing.
+// bookmark sends a BOOKMARK carrying the server's current version, once
+// that is newer than the version the watch started from. Like the real
+// watch cache it compares with the start, not with the last frame sent, so
+// an unchanged version is sent again on the next tick (10-watch-events.txt),
+// and a watch that never saw anything move gets none. Every event up to the
+// version was queued before the version was read, so those are sent first;
+// that is what makes resuming from a bookmark's version lose nothing.
 func (s *Server) bookmark(sw *streamWriter, wt *watcher) bool {
 	s.store.mu.RLock()
 	rv, queued := s.store.rv, len(wt.ch)
@@ -273,13 +284,14 @@ func (s *Server) bookmark(sw *streamWriter, wt *watcher) bool {
 			return false
 		}
 	}
-	if rv <= sw.lastRV {
+	if rv <= sw.startRV {
 		return true
 	}
 	return sw.writeBookmark(rv, false)
 }
 
-// delay applies the injected watch delay, if any.
+// delay applies the injected watch delay, if any; it gives up when the
+// client goes or the server closes.
 func (s *Server) delay(req *http.Request) bool {
 	d := s.faults.watchDelay()
 	if d <= 0 {
@@ -290,18 +302,20 @@ func (s *Server) delay(req *http.Request) bool {
 		return true
 	case <-req.Context().Done():
 		return false
+	case <-s.closed:
+		return false
 	}
 }
 
 // streamWriter writes frames, one flushed chunk each.
 type streamWriter struct {
-	w      http.ResponseWriter
-	rc     *http.ResponseController
-	out    output
-	res    *resource
-	server *Server
-	lastRV uint64
-	buf    bytes.Buffer
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	out     output
+	res     *resource
+	server  *Server
+	startRV uint64 // the version the client already had when the watch began
+	buf     bytes.Buffer
 }
 
 func (sw *streamWriter) write(it watchItem) bool {
@@ -314,22 +328,27 @@ func (sw *streamWriter) write(it watchItem) bool {
 		sw.buf.WriteString(`","object":`)
 		sw.buf.Write(sw.server.renderObject(sw.res, sw.out, it.rec))
 		sw.buf.WriteString("}\n")
-		sw.lastRV = max(sw.lastRV, it.rec.rv)
 	}
 	return sw.flush()
 }
 
+// writeBookmark writes a BOOKMARK. Its object is what the real server sends:
+// an empty object of the watched kind (its Go struct's zero value, so a pod
+// bookmark carries "spec":{"containers":null},"status":{}) whose metadata
+// holds only the resourceVersion and, at the end of a streaming list's
+// initial events, the k8s.io/initial-events-end annotation.
 func (sw *streamWriter) writeBookmark(rv uint64, initialEventsEnd bool) bool {
+	obj := map[string]any{}
+	_ = remarshal(sw.res.New(), &obj) // cannot fail for an empty api type
 	meta := map[string]any{"resourceVersion": strconv.FormatUint(rv, 10)}
 	if initialEventsEnd {
 		meta["annotations"] = map[string]any{api.InitialEventsAnnotationKey: "true"}
 	}
-	obj := map[string]any{"kind": sw.res.Kind, "apiVersion": sw.res.GroupVersion(), "metadata": meta}
+	obj["kind"], obj["apiVersion"], obj["metadata"] = sw.res.Kind, sw.res.GroupVersion(), meta
 	sw.buf.Reset()
 	sw.buf.WriteString(`{"type":"BOOKMARK","object":`)
 	sw.buf.Write(encodeObject(obj))
 	sw.buf.WriteString("}\n")
-	sw.lastRV = max(sw.lastRV, rv)
 	return sw.flush()
 }
 

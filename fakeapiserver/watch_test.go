@@ -65,8 +65,11 @@ func TestWatch_WithoutVersionStartsWithSyntheticAdds(t *testing.T) {
 			e := newEnv(t, Options{})
 			a := e.createPod("default", "a", nil)
 			b := e.createPod("default", "b", nil)
+			a.Labels = map[string]string{"changed": "yes"}
+			a2, err := e.srv.Update(a) // one ADDED of the current state, not a replay of ADDED+MODIFIED
+			require.NoError(t, err)
 			ws := e.watch("/api/v1/namespaces/default/pods" + query)
-			require.Equal(t, []string{"ADDED a@" + a.ResourceVersion, "ADDED b@" + b.ResourceVersion}, ws.nextN(2))
+			require.Equal(t, []string{"ADDED a@" + a2.GetResourceVersion(), "ADDED b@" + b.ResourceVersion}, ws.nextN(2))
 			c := e.createPod("default", "c", nil)
 			require.Equal(t, "ADDED c@"+c.ResourceVersion, ws.next().summary(t))
 		})
@@ -127,34 +130,59 @@ func TestWatch_TimeoutSecondsEndsCleanly(t *testing.T) {
 	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 0 }, 5*time.Second, time.Millisecond)
 }
 
+// A timeoutSeconds too large for a time.Duration is a very long watch, not
+// one that ends at once (it overflowed to a negative timeout).
+func TestWatch_HugeTimeoutSecondsStaysOpen(t *testing.T) {
+	e := newEnv(t, Options{})
+	ws := e.watch("/api/v1/namespaces/default/pods?watch=true&timeoutSeconds=99999999999999999&resourceVersion=" + e.srv.ResourceVersion())
+	require.NoError(t, e.clock.BlockUntilWaiters(ctxTimeout(t), 1))
+	e.clock.Step(24 * time.Hour)
+	p := e.createPod("default", "a", nil)
+	require.Equal(t, "ADDED a@"+p.ResourceVersion, ws.next().summary(t))
+}
+
 // A BOOKMARK carries only a resourceVersion the watch has reached: the
 // client can resume from there even if none of its objects changed. The
-// server sends one on its bookmark interval and as the watch times out, but
-// only when it has moved past what the watch already saw.
+// object is the watched kind's empty object, byte for byte as
+// 11-watch-chunked-raw.txt. The server sends one on its bookmark interval
+// and as the watch times out, once the server has moved past the version
+// the watch started from: never on a watch that saw nothing move
+// (12-watch-bookmark-initial-events.txt), and then on every tick, the same
+// version again if nothing moved since (10-watch-events.txt ends with two
+// equal bookmarks).
 func TestWatch_BookmarksCarryOnlyAVersion(t *testing.T) {
 	e := newEnv(t, Options{BookmarkInterval: time.Minute})
+	idle := e.watch("/api/v1/namespaces/default/pods?watch=true&allowWatchBookmarks=true&timeoutSeconds=150&resourceVersion=" + e.srv.ResourceVersion())
+	require.NoError(t, e.clock.BlockUntilWaiters(ctxTimeout(t), 2)) // timeout timer + bookmark ticker
+	e.clock.Step(time.Minute)
+	e.clock.Step(time.Minute)
+	e.clock.Step(time.Minute)
+	require.Empty(t, idle.ended(), "nothing moved: no bookmark, not even at the timeout")
+
 	from := e.srv.ResourceVersion()
 	ws := e.watch("/api/v1/namespaces/default/pods?watch=true&allowWatchBookmarks=true&timeoutSeconds=600&resourceVersion=" + from)
-	require.NoError(t, e.clock.BlockUntilWaiters(ctxTimeout(t), 2)) // timeout timer + bookmark ticker
-	e.clock.Step(time.Minute)                                       // nothing happened: no bookmark
-
+	require.NoError(t, e.clock.BlockUntilWaiters(ctxTimeout(t), 2))
 	// Other resources move the global resourceVersion on.
 	_, err := e.srv.Create(&api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "cfg", Namespace: "default"}})
 	require.NoError(t, err)
+	rv := e.srv.ResourceVersion()
 	e.clock.Step(time.Minute)
 	f := ws.next()
-	require.Equal(t, api.Bookmark, f.Type)
-	require.JSONEq(t, fmt.Sprintf(`{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"%s"}}`, e.srv.ResourceVersion()), string(f.Object))
+	require.Equal(t, `{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"`+rv+`"},"spec":{"containers":null},"status":{}}}`+"\n", f.raw)
+	e.clock.Step(time.Minute)
+	require.Equal(t, "BOOKMARK @"+rv, ws.next().summary(t), "nothing moved since: the same version again")
 
-	// A pod event, then the timeout: the final bookmark is newer still.
+	// A pod event, then the timeout: the last bookmarks are newer still.
 	p := e.createPod("default", "a", nil)
 	require.Equal(t, "ADDED a@"+p.ResourceVersion, ws.next().summary(t))
 	_, err = e.srv.Create(&api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "cfg2", Namespace: "default"}})
 	require.NoError(t, err)
-	e.clock.Step(10 * time.Minute)
+	e.clock.Step(10 * time.Minute) // the ticker and the timeout fire together: one or two bookmarks
 	rest := ws.ended()
-	require.Len(t, rest, 1)
-	require.Equal(t, "BOOKMARK @"+e.srv.ResourceVersion(), rest[0].summary(t))
+	require.NotEmpty(t, rest)
+	for _, f := range rest {
+		require.Equal(t, "BOOKMARK @"+e.srv.ResourceVersion(), f.summary(t))
+	}
 }
 
 // Streaming list (client-go 1.35+ opens its first watch like this): the
@@ -190,10 +218,12 @@ func TestWatch_SendInitialEventsEndsWithAnnotatedBookmark(t *testing.T) {
 
 	// Validation as the real server's: a server that silently ignored
 	// sendInitialEvents would leave a streaming client unsynced forever.
+	// (apimachinery's validateWatchOptions, every violation a cause.)
 	for query, msg := range map[string]string{
-		"sendInitialEvents=true":                            "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-		"resourceVersionMatch=NotOlderThan":                 "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
-		"sendInitialEvents=true&resourceVersionMatch=Exact": "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+		"sendInitialEvents=true":                            `resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`,
+		"sendInitialEvents=false":                           `resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`,
+		"resourceVersionMatch=NotOlderThan":                 `resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided`,
+		"sendInitialEvents=true&resourceVersionMatch=Exact": `[resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"]`,
 	} {
 		r := e.get("/api/v1/namespaces/default/pods?watch=true&" + query)
 		require.Equal(t, http.StatusUnprocessableEntity, r.code, query)

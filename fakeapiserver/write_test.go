@@ -87,7 +87,7 @@ func TestCreate_Errors(t *testing.T) {
 		{"namespace mismatch", "/api/v1/namespaces/default/pods", pod(`{"name":"x","namespace":"kube-system"}`), "", 400, api.StatusReasonBadRequest, "the namespace of the provided object does not match the namespace sent on the request", ""},
 		{"kind mismatch", "/api/v1/namespaces/default/pods", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}`, "", 400, api.StatusReasonBadRequest, "the kind in the data (ConfigMap) does not match the expected kind (Pod) of this endpoint", ""},
 		{"apiVersion mismatch", "/api/v1/namespaces/default/pods", `{"apiVersion":"apps/v1","kind":"Pod","metadata":{"name":"x"}}`, "", 400, api.StatusReasonBadRequest, "the API version in the data (apps/v1) does not match the expected API version (v1)", ""},
-		{"malformed JSON", "/api/v1/namespaces/default/pods", `{"apiVersion":`, "", 400, api.StatusReasonBadRequest, `the object provided is unrecognized (must be of type Pod): couldn't get version/kind; json parse error: unexpected EOF ({"apiVersion":)`, ""},
+		{"malformed JSON", "/api/v1/namespaces/default/pods", `{"apiVersion":`, "", 400, api.StatusReasonBadRequest, `the object provided is unrecognized (must be of type Pod): couldn't get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":)`, ""},
 		{"not an object", "/api/v1/namespaces/default/pods", `[1,2]`, "", 400, api.StatusReasonBadRequest, `the object provided is unrecognized (must be of type Pod): couldn't get version/kind; json parse error: expected a JSON object, got an array ([1,2])`, ""},
 		{"trailing data", "/api/v1/namespaces/default/pods", pod(`{"name":"x"}`) + `{}`, "", 400, api.StatusReasonBadRequest, "", ""},
 		{"no containers", "/api/v1/namespaces/default/pods", `{"metadata":{"name":"bad"},"spec":{}}`, "", 422, api.StatusReasonInvalid, `Pod "bad" is invalid: spec.containers: Required value`, "spec.containers"},
@@ -121,6 +121,15 @@ func TestCreate_Errors(t *testing.T) {
 			}
 		})
 	}
+
+	// A 422 for a kind of a named group: the message qualifies the kind
+	// (ReplicaSet.apps), the details keep kind and group apart, as the real
+	// server's do (compare ListOptions.meta.k8s.io in 13-gone-410-and-too-large.txt).
+	r := e.do(http.MethodPost, "/apis/apps/v1/namespaces/default/replicasets", `{"metadata":{"name":"rs"},"spec":{"selector":{"matchLabels":{"app":"a"}}}}`)
+	st := r.status(t)
+	require.True(t, strings.HasPrefix(st.Message, `ReplicaSet.apps "rs" is invalid: `), st.Message)
+	require.Equal(t, "ReplicaSet", st.Details.Kind)
+	require.Equal(t, "apps", st.Details.Group)
 }
 
 func TestCreate_BodyOver3MiBIs413(t *testing.T) {
@@ -375,6 +384,15 @@ func TestDelete_NamespaceTakesItsContents(t *testing.T) {
 	r := e.do(http.MethodDelete, "/api/v1/namespaces/default", "")
 	require.Equal(t, http.StatusForbidden, r.code)
 	require.Equal(t, `namespaces "default" is forbidden: this namespace may not be deleted`, r.status(t).Message)
+
+	// Namespaces have no deletecollection verb (01-discovery.txt): DELETE
+	// on the collection is 405, and deletes nothing.
+	r = e.do(http.MethodDelete, "/api/v1/namespaces", "")
+	require.Equal(t, http.StatusMethodNotAllowed, r.code, "%s", r.body)
+	require.Equal(t, api.StatusReasonMethodNotAllowed, r.status(t).Reason)
+	nss, _, err := e.srv.List("namespaces", "")
+	require.NoError(t, err)
+	require.Len(t, nss, 3)
 }
 
 func TestDeleteCollection_BySelector(t *testing.T) {

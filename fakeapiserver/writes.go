@@ -88,10 +88,7 @@ func (s *Server) servePatch(w http.ResponseWriter, req *http.Request, rq *reques
 	pt := PatchType(mt)
 	switch pt {
 	case JSONPatchType, MergePatchType, StrategicMergePatchType:
-	case ApplyPatchType:
-		s.writeStatus(w, req, errUnsupportedMediaType(ct, patchTypes))
-		return
-	default:
+	default: // ApplyPatchType (server-side apply) included
 		s.writeStatus(w, req, errUnsupportedMediaType(ct, patchTypes))
 		return
 	}
@@ -216,9 +213,6 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, req *http.Request,
 	s.store.mu.RUnlock()
 	var deleted []*record
 	for _, name := range names {
-		if rq.res == namespacesResource() && isProtectedNamespace(name) {
-			continue
-		}
 		rec, st := s.deleteObject(rq.res, rq.ns, name, delOpts)
 		if st != nil && st.Code != http.StatusNotFound {
 			s.writeStatus(w, req, st)
@@ -230,13 +224,4 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, req *http.Request,
 	}
 	meta := api.ListMeta{ResourceVersion: s.ResourceVersion()}
 	s.writeJSON(w, req, http.StatusOK, s.renderList(rq.res, outputJSON, meta, deleted))
-}
-
-func isProtectedNamespace(name string) bool {
-	for _, p := range protectedNamespaces {
-		if p == name {
-			return true
-		}
-	}
-	return false
 }

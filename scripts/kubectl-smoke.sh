@@ -75,6 +75,7 @@ check "kubectl create -f again (409)"  "$(k create -f "$work/pod.yaml" || true)"
 check "kubectl label"                "$(k label pod yaml-pod tier=web)"  '^pod/yaml-pod labeled'
 check "kubectl get --show-labels"    "$(k get pod yaml-pod --show-labels)" 'app=yaml,tier=web'
 check "kubectl get pod -o json"      "$(k get pod yaml-pod -o json)"     '"resourceVersion": "[0-9]+"'
+check "kubectl get pods -o yaml (items carry no kind, as on a real server)" "$(k get pods -o yaml)" '^  kind: Pod$'
 check "kubectl apply"                "$(k apply -f "$work/pod.yaml")"    '^pod/yaml-pod configured'
 check "kubectl delete pod"           "$(k delete pod seed-2)"            'pod "seed-2" deleted'
 check "kubectl get deleted pod"      "$(k get pod seed-2 || true)"       'NotFound.*pods "seed-2" not found'

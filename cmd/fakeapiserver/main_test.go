@@ -17,7 +17,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/internal/leakcheck"
 )
+
+// TestMain fails the package if a test leaves the server's goroutines (its
+// Serve loop, a request handler) running after run returned.
+func TestMain(m *testing.M) { leakcheck.Main(m, "kinformer/fakeapiserver.") }
 
 // syncBuffer is an io.Writer the test can read while the server writes.
 type syncBuffer struct {
