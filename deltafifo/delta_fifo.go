@@ -3,7 +3,6 @@ package deltafifo
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/indexer"
@@ -37,21 +36,15 @@ type Options struct {
 //   - initialPopulationCount counts the pops still needed before the items
 //     of the first Replace are all out (HasSynced).
 type DeltaFIFO struct {
-	lock sync.RWMutex
-	cond sync.Cond // signalled when a key is queued or the FIFO closes
+	fifoState // lock, cond (signalled when a key is queued), closed, HasSynced bookkeeping
 
 	items map[string]Deltas
 	queue []string // keys in the order they were first queued
-
-	populated              bool // a Replace or an Add/Update/Delete has happened
-	initialPopulationCount int
 
 	keyFunc               indexer.KeyFunc
 	knownObjects          KeyListerGetter
 	emitDeltaTypeReplaced bool
 	transformer           TransformFunc
-
-	closed bool
 }
 
 var _ Queue = (*DeltaFIFO)(nil)
@@ -305,36 +298,6 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 	deltas := f.items[id]
 	delete(f.items, id)
 	return deltas, process(deltas, isInInitialList)
-}
-
-// HasSynced is true once the items of the first Replace have all been popped
-// (and processed), or if Add, Update or Delete were called before any
-// Replace.
-func (f *DeltaFIFO) HasSynced() bool {
-	f.lock.RLock()
-	defer f.lock.RUnlock()
-	return f.hasSyncedLocked()
-}
-
-func (f *DeltaFIFO) hasSyncedLocked() bool {
-	return f.populated && f.initialPopulationCount == 0
-}
-
-// Close makes every blocked and future Pop return once the queue is empty
-// (queued keys can still be popped), and every later write fail with
-// ErrFIFOClosed.
-func (f *DeltaFIFO) Close() {
-	f.lock.Lock()
-	defer f.lock.Unlock()
-	f.closed = true
-	f.cond.Broadcast()
-}
-
-// IsClosed reports whether Close has been called.
-func (f *DeltaFIFO) IsClosed() bool {
-	f.lock.RLock()
-	defer f.lock.RUnlock()
-	return f.closed
 }
 
 // Len returns the number of queued keys.

@@ -3,7 +3,6 @@ package deltafifo
 import (
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/indexer"
@@ -35,19 +34,13 @@ type RealFIFOOptions struct {
 // exception; client-go's atomic mode (one ReplacedAll delta) closes it, and
 // kinformer does not build that mode.
 type RealFIFO struct {
-	lock sync.RWMutex
-	cond sync.Cond // signalled when a delta is queued or the FIFO closes
+	fifoState // lock, cond (signalled when a delta is queued), closed, HasSynced bookkeeping
 
 	items []Delta // every queued notification, oldest first
-
-	populated              bool
-	initialPopulationCount int
 
 	keyFunc      indexer.KeyFunc
 	knownObjects KeyListerGetter
 	transformer  TransformFunc
-
-	closed bool
 }
 
 var _ Queue = (*RealFIFO)(nil)
@@ -226,34 +219,6 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 		f.initialPopulationCount--
 	}
 	return d, process(d, isInInitialList)
-}
-
-// HasSynced is true once the deltas of the first Replace have all been
-// popped, or if Add, Update or Delete came before any Replace.
-func (f *RealFIFO) HasSynced() bool {
-	f.lock.RLock()
-	defer f.lock.RUnlock()
-	return f.hasSyncedLocked()
-}
-
-func (f *RealFIFO) hasSyncedLocked() bool {
-	return f.populated && f.initialPopulationCount == 0
-}
-
-// Close makes Pop return ErrFIFOClosed once the queue is empty, and later
-// writes fail.
-func (f *RealFIFO) Close() {
-	f.lock.Lock()
-	defer f.lock.Unlock()
-	f.closed = true
-	f.cond.Broadcast()
-}
-
-// IsClosed reports whether Close has been called.
-func (f *RealFIFO) IsClosed() bool {
-	f.lock.RLock()
-	defer f.lock.RUnlock()
-	return f.closed
 }
 
 // Len returns the number of queued deltas.
