@@ -12,6 +12,7 @@ import (
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/internal/clock"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Store is where a Reflector puts what it lists and watches. A DeltaFIFO
@@ -61,6 +62,9 @@ type Options struct {
 	// Logger for the default error handler and skipped events. Default
 	// slog.Default().
 	Logger *slog.Logger
+	// Tracer receives the reflector's trace events (stage "reflector").
+	// nil: off.
+	Tracer *trace.Tracer
 }
 
 // Reflector keeps a Store in step with the API server: it lists a resource,
@@ -77,6 +81,7 @@ type Reflector struct {
 	backoff           backoffState // client-go's backoffManager
 	logger            *slog.Logger
 	watchErrorHandler func(r *Reflector, err error)
+	tracer            *trace.Tracer // stage "reflector"; nil: off
 
 	lastSyncResourceVersionMutex sync.RWMutex
 	lastSyncResourceVersion      string
@@ -108,6 +113,7 @@ func New(lw listwatch.ListerWatcher, store Store, opts Options) *Reflector {
 		backoff:           backoffState{Backoff: opts.Backoff.withDefaults(), clock: opts.Clock},
 		logger:            opts.Logger,
 		watchErrorHandler: opts.WatchErrorHandler,
+		tracer:            opts.Tracer.Stage(trace.StageReflector),
 	}
 	if opts.ExpectedType != nil {
 		r.expectedType = reflect.TypeOf(opts.ExpectedType)

@@ -1,0 +1,224 @@
+package trace
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Event is one trace event as the consumers in this package see it.
+type Event struct {
+	Seq   uint64     // order of arrival at the handler, from 1
+	Time  time.Time  // when the stage reported it
+	Level slog.Level // Info, or Warn for a failure the stage handles itself
+	Stage string     // the "stage" attribute
+	What  string     // what happened: "delta queued", "watch opened" ...
+	Attrs []slog.Attr
+}
+
+// Get returns the attribute key's value as a string ("" if absent).
+func (e Event) Get(key string) string {
+	for _, a := range e.Attrs {
+		if a.Key == key {
+			return a.Value.String()
+		}
+	}
+	return ""
+}
+
+// Key is the event's object key ("" if it has none).
+func (e Event) Key() string { return e.Get(KeyKey) }
+
+// RV is the event's resourceVersion ("" if it has none).
+func (e Event) RV() string { return e.Get(KeyRV) }
+
+// String is the event as one line: "stage: what key=value ...", with a
+// warning marked as such. It has no time, so that a run on the fake clock
+// prints the same lines every time.
+func (e Event) String() string {
+	var b strings.Builder
+	if e.Stage != "" {
+		b.WriteString(e.Stage)
+		b.WriteString(": ")
+	}
+	if e.Level >= slog.LevelWarn {
+		b.WriteString("[warning] ")
+	}
+	b.WriteString(e.What)
+	for _, a := range e.Attrs {
+		b.WriteByte(' ')
+		b.WriteString(a.Key)
+		b.WriteByte('=')
+		b.WriteString(formatValue(a.Value))
+	}
+	return b.String()
+}
+
+func formatValue(v slog.Value) string {
+	s := v.Resolve().String()
+	if s == "" || strings.ContainsAny(s, " \t\n\"=") {
+		return fmt.Sprintf("%q", s)
+	}
+	return s
+}
+
+// Func is a slog.Handler that turns each record into an Event and calls a
+// function with it, synchronously, on the stage's goroutine. It is the
+// building block of the other consumers. The function must be safe for
+// concurrent use and quick: the traced stage waits for it.
+func Func(fn func(Event)) slog.Handler {
+	return &funcHandler{fn: fn, seq: new(atomic.Uint64)}
+}
+
+type funcHandler struct {
+	fn     func(Event)
+	seq    *atomic.Uint64
+	stage  string
+	attrs  []slog.Attr
+	prefix string // from WithGroup
+}
+
+func (h *funcHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *funcHandler) Handle(_ context.Context, r slog.Record) error {
+	e := Event{Time: r.Time, Level: r.Level, Stage: h.stage, What: r.Message,
+		Attrs: make([]slog.Attr, 0, len(h.attrs)+r.NumAttrs())}
+	e.Attrs = append(e.Attrs, h.attrs...)
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == KeyStage && h.prefix == "" {
+			e.Stage = a.Value.String()
+			return true
+		}
+		a.Key = h.prefix + a.Key
+		e.Attrs = append(e.Attrs, a)
+		return true
+	})
+	e.Seq = h.seq.Add(1)
+	h.fn(e)
+	return nil
+}
+
+func (h *funcHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	c := *h
+	c.attrs = append([]slog.Attr(nil), h.attrs...)
+	for _, a := range attrs {
+		if a.Key == KeyStage && h.prefix == "" {
+			c.stage = a.Value.String()
+			continue
+		}
+		a.Key = h.prefix + a.Key
+		c.attrs = append(c.attrs, a)
+	}
+	return &c
+}
+
+func (h *funcHandler) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return h
+	}
+	c := *h
+	c.prefix = h.prefix + name + "."
+	return &c
+}
+
+// Recorder keeps every event in memory, in arrival order. Tests and
+// scenario scripts read it; it is safe for concurrent use.
+type Recorder struct {
+	mu     sync.Mutex
+	events []Event
+	tracer *Tracer
+}
+
+// NewRecorder returns an empty Recorder.
+func NewRecorder() *Recorder {
+	r := &Recorder{}
+	r.tracer = New(Func(r.record))
+	return r
+}
+
+func (r *Recorder) record(e Event) {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	r.mu.Unlock()
+}
+
+// Tracer returns the Tracer that records into r.
+func (r *Recorder) Tracer() *Tracer { return r.tracer }
+
+// Events returns a copy of the events recorded so far.
+func (r *Recorder) Events() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Event(nil), r.events...)
+}
+
+// Take returns the events recorded so far and forgets them.
+func (r *Recorder) Take() []Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ev := r.events
+	r.events = nil
+	return ev
+}
+
+// ForKey returns the recorded events about the object with key k, in
+// order: one object's path through the pipeline.
+func (r *Recorder) ForKey(k string) []Event {
+	var out []Event
+	for _, e := range r.Events() {
+		if e.Key() == k {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Lines returns the recorded events as lines (Event.String).
+func (r *Recorder) Lines() []string {
+	ev := r.Events()
+	out := make([]string, len(ev))
+	for i, e := range ev {
+		out[i] = e.String()
+	}
+	return out
+}
+
+// TB is the part of testing.TB that ForTest uses.
+type TB interface {
+	Helper()
+	Logf(format string, args ...any)
+	Cleanup(func())
+}
+
+// ForTest returns a Tracer that writes each event to t.Log as one line, so
+// that `go test -run X -v` shows what happened, hop by hop, and a passing
+// test without -v prints nothing. With stages, only events of those stages
+// are written. Events reported after the test has finished are dropped
+// (testing panics on a Log after that).
+func ForTest(t TB, stages ...string) *Tracer {
+	var mu sync.Mutex
+	done := false
+	t.Cleanup(func() {
+		mu.Lock()
+		done = true
+		mu.Unlock()
+	})
+	want := map[string]bool{}
+	for _, s := range stages {
+		want[s] = true
+	}
+	return New(Func(func(e Event) {
+		if len(want) > 0 && !want[e.Stage] {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			t.Logf("%s", e)
+		}
+	}))
+}
