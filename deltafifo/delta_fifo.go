@@ -6,6 +6,7 @@ import (
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/indexer"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Options configures a DeltaFIFO. Every field may be left zero.
@@ -24,6 +25,8 @@ type Options struct {
 	// Transformer, if set, rewrites each object arriving from the server
 	// before it is queued.
 	Transformer TransformFunc
+	// Tracer receives the queue's trace events (stage "deltafifo"). nil: off.
+	Tracer *trace.Tracer
 }
 
 // DeltaFIFO is the queue between the Reflector and the informer, as the

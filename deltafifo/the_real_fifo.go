@@ -6,6 +6,7 @@ import (
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/indexer"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // RealFIFOOptions configures a RealFIFO. It is Options without
@@ -19,6 +20,8 @@ type RealFIFOOptions struct {
 	// Transformer, if set, rewrites each object arriving from the server
 	// before it is queued.
 	Transformer TransformFunc
+	// Tracer receives the queue's trace events (stage "deltafifo"). nil: off.
+	Tracer *trace.Tracer
 }
 
 // RealFIFO is the queue client-go moved to (the informers' default since

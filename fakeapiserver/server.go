@@ -13,6 +13,7 @@ import (
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Options configure a Server. The zero value is a server with the real
@@ -41,6 +42,10 @@ type Options struct {
 	Clock clock.Clock
 	// Logger, if set, gets one line per request.
 	Logger *slog.Logger
+	// Tracer receives the server's trace events (stage "server"): commits
+	// with their resourceVersion, watches opened and closed, frames sent,
+	// compactions and injected faults. nil: off.
+	Tracer *trace.Tracer
 }
 
 const maxBodyBytes = 3 << 20 // the real server's limit for a request body

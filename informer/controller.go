@@ -14,6 +14,7 @@ import (
 	"github.com/kinformer/kinformer/internal/clock"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/reflector"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Config is what a Controller runs: a queue, a ListerWatcher for its
@@ -42,6 +43,8 @@ type Config struct {
 	Clock clock.Clock
 	// Logger for process errors and the Reflector; nil is slog.Default().
 	Logger *slog.Logger
+	// Tracer is handed to the Reflector. nil: off.
+	Tracer *trace.Tracer
 }
 
 // Controller is the low-level loop an informer runs: a Reflector filling a
@@ -95,6 +98,7 @@ func (c *controller) Run(ctx context.Context) {
 		Clock:             c.config.Clock,
 		WatchErrorHandler: c.config.WatchErrorHandler,
 		Logger:            c.config.Logger,
+		Tracer:            c.config.Tracer,
 	})
 	c.mu.Lock()
 	c.reflector = r

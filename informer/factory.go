@@ -8,6 +8,7 @@ import (
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/indexer"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // SharedInformerFactory hands out one shared informer per resource, so every
@@ -136,6 +137,7 @@ func (f *sharedInformerFactory) InformerFor(r listwatch.Resource) SharedIndexInf
 	opts := f.informerOptions
 	opts.ResyncPeriod = resync
 	opts.Indexers = indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc}
+	opts.Tracer = opts.Tracer.With(trace.Resource(key)) // which informer an event is from
 	inf := NewSharedIndexInformerWithOptions(lw, r.New(), opts)
 	if f.transform != nil {
 		_ = inf.SetTransform(f.transform) // cannot fail: the informer has not started

@@ -14,6 +14,7 @@ import (
 	"github.com/kinformer/kinformer/internal/clock"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/reflector"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // SharedIndexInformer keeps an indexed cache of one resource in step with
@@ -119,6 +120,10 @@ type SharedIndexInformerOptions struct {
 	// Logger receives handler panics, dropped items and the Reflector's
 	// messages; nil is slog.Default().
 	Logger *slog.Logger
+	// Tracer receives the trace events of the informer (stage "informer")
+	// and of the Reflector and queue it builds, each event tagged with the
+	// resource. nil: off.
+	Tracer *trace.Tracer
 }
 
 // minimumResyncPeriod is the smallest resync period a handler can get.
@@ -132,6 +137,10 @@ type sharedIndexInformer struct {
 	queueKind     QueueKind
 	clock         clock.Clock
 	logger        *slog.Logger
+	// tracer is the Tracer of the options, tagged with the resource; the
+	// informer's own events use cacheTrace (stage "informer").
+	tracer     *trace.Tracer
+	cacheTrace *trace.Tracer
 
 	// blockDeltas is held while deltas are applied and while a late
 	// handler is added, so the replay a late handler gets is the cache at
@@ -178,6 +187,8 @@ func NewSharedIndexInformerWithOptions(lw listwatch.ListerWatcher, exampleObject
 		queueKind:                       opts.Queue,
 		clock:                           opts.Clock,
 		logger:                          logger,
+		tracer:                          opts.Tracer,
+		cacheTrace:                      opts.Tracer.Stage(trace.StageInformer),
 		resyncCheckPeriod:               opts.ResyncPeriod,
 		defaultEventHandlerResyncPeriod: opts.ResyncPeriod,
 	}
@@ -218,6 +229,7 @@ func (s *sharedIndexInformer) startOnce() (Controller, bool) {
 		WatchErrorHandler: s.watchErrorHandler,
 		Clock:             s.clock,
 		Logger:            s.logger,
+		Tracer:            s.tracer,
 	})
 	s.processor.start()
 	s.started = true
@@ -227,9 +239,9 @@ func (s *sharedIndexInformer) startOnce() (Controller, bool) {
 // newQueue builds the queue the controller's Reflector fills.
 func (s *sharedIndexInformer) newQueue() deltafifo.Queue {
 	if s.queueKind == RealFIFOQueue {
-		return deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KnownObjects: s.indexer, Transformer: s.transform})
+		return deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KnownObjects: s.indexer, Transformer: s.transform, Tracer: s.tracer})
 	}
-	return deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Transformer: s.transform})
+	return deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Transformer: s.transform, Tracer: s.tracer})
 }
 
 // stopProcessing marks the informer stopped (no handler can be added any

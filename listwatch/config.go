@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Config says how to reach an API server (client-go's rest.Config, the
@@ -53,6 +55,10 @@ type Config struct {
 	// so the memory a watch holds for a frame; default 16 MiB. A longer
 	// frame ends the watch with ErrFrameTooLarge.
 	MaxWatchFrameSize int
+	// Tracer receives the client's trace events (stage "listwatch"): each
+	// list with the version asked for and got, each watch opened, each
+	// frame decoded, each watch's end and why. nil: off.
+	Tracer *trace.Tracer
 }
 
 // DefaultMaxWatchFrameSize is the default Config.MaxWatchFrameSize: well

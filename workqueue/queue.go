@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Interface is the queue a controller drains. Items are usually keys
@@ -46,6 +47,9 @@ type QueueConfig struct {
 	// MetricsProvider makes the queue's metrics. Nil (or NoopMetricsProvider)
 	// records nothing.
 	MetricsProvider MetricsProvider
+	// Tracer receives the queue's trace events (stage "workqueue"): add,
+	// deduplicated, get, done, retry after d, forget. nil: off.
+	Tracer *trace.Tracer
 }
 
 // unfinishedWorkUpdatePeriod is how often the unfinished-work and
