@@ -65,6 +65,7 @@ func NewDeltaFIFO(opts Options) *DeltaFIFO {
 		transformer:           opts.Transformer,
 	}
 	f.cond.L = &f.lock
+	f.tracer = opts.Tracer.Stage(trace.StageDeltaFIFO)
 	return f
 }
 
@@ -143,9 +144,17 @@ func (f *DeltaFIFO) queueActionLocked(actionType DeltaType, obj any) error {
 		return err
 	}
 	oldDeltas, queued := f.items[id]
-	f.items[id] = dedupDeltas(append(oldDeltas, Delta{Type: actionType, Object: obj}))
+	d := Delta{Type: actionType, Object: obj}
+	f.items[id] = dedupDeltas(append(oldDeltas, d))
 	if !queued {
 		f.queue = append(f.queue, id)
+	}
+	if f.tracer.On() {
+		if len(f.items[id]) == len(oldDeltas) {
+			f.tracer.Event("deletion collapsed", trace.Key(id), trace.Reason("a Deleted right after a Deleted is one deletion"))
+		} else {
+			traceQueued(f.tracer, d, id, len(f.items[id]))
+		}
 	}
 	f.cond.Broadcast()
 	return nil
@@ -167,7 +176,7 @@ func (f *DeltaFIFO) queueActionLocked(actionType DeltaType, obj any) error {
 //
 // The first Replace marks the queue populated: HasSynced turns true once
 // everything it queued has been popped. resourceVersion is not used.
-func (f *DeltaFIFO) Replace(list []api.Object, _ string) error {
+func (f *DeltaFIFO) Replace(list []api.Object, resourceVersion string) error {
 	f.lock.Lock()
 	defer f.lock.Unlock()
 	if f.closed {
@@ -177,6 +186,9 @@ func (f *DeltaFIFO) Replace(list []api.Object, _ string) error {
 	objs, keys, err := admitList(list, f.admitLocked, f.KeyOf)
 	if err != nil {
 		return err
+	}
+	if f.tracer.On() {
+		f.tracer.Event("replace", trace.Count(len(objs)), trace.RV(resourceVersion), trace.Reason("a list replaced the contents"))
 	}
 
 	action := Sync
@@ -243,7 +255,11 @@ func (f *DeltaFIFO) Resync() error {
 		return nil
 	}
 	var errs []error
-	for _, k := range f.knownObjects.ListKeys() {
+	keys := f.knownObjects.ListKeys()
+	if f.tracer.On() {
+		f.tracer.Event("resync", trace.Count(len(keys)), trace.Reason("replay the cache as Sync deltas"))
+	}
+	for _, k := range keys {
 		if err := f.syncKeyLocked(k); err != nil {
 			errs = append(errs, err)
 		}
@@ -300,6 +316,9 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 	}
 	deltas := f.items[id]
 	delete(f.items, id)
+	if f.tracer.On() {
+		tracePop(f.tracer, id, deltas, len(f.queue))
+	}
 	return deltas, process(deltas, isInInitialList)
 }
 

@@ -1,6 +1,10 @@
 package deltafifo
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/kinformer/kinformer/trace"
+)
 
 // fifoState is what the DeltaFIFO and the RealFIFO share besides their
 // contents: the lock and condition Pop waits on, whether the queue is
@@ -17,6 +21,8 @@ type fifoState struct {
 	// first Replace queued and is not popped yet.
 	populated              bool
 	initialPopulationCount int
+
+	tracer *trace.Tracer // stage "deltafifo"; nil: off (trace.go)
 }
 
 // HasSynced is true once everything the first Replace queued has been

@@ -59,6 +59,7 @@ func NewRealFIFO(opts RealFIFOOptions) *RealFIFO {
 		transformer:  opts.Transformer,
 	}
 	f.cond.L = &f.lock
+	f.tracer = opts.Tracer.Stage(trace.StageDeltaFIFO)
 	return f
 }
 
@@ -96,7 +97,12 @@ func (f *RealFIFO) admitLocked(obj api.Object) (api.Object, error) {
 }
 
 func (f *RealFIFO) addLocked(t DeltaType, obj any) {
-	f.items = append(f.items, Delta{Type: t, Object: obj})
+	d := Delta{Type: t, Object: obj}
+	f.items = append(f.items, d)
+	if f.tracer.On() {
+		key, _ := f.KeyOf(obj)
+		traceQueued(f.tracer, d, key, len(f.items))
+	}
 	f.cond.Broadcast()
 }
 
@@ -104,7 +110,7 @@ func (f *RealFIFO) addLocked(t DeltaType, obj any) {
 // the list lacks whose last queued delta is not already a deletion; a
 // Deleted tombstone for every cached key the list lacks that is not queued;
 // then a Replaced delta for every listed object.
-func (f *RealFIFO) Replace(list []api.Object, _ string) error {
+func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 	f.lock.Lock()
 	defer f.lock.Unlock()
 	if f.closed {
@@ -113,6 +119,9 @@ func (f *RealFIFO) Replace(list []api.Object, _ string) error {
 	objs, listed, err := admitList(list, f.admitLocked, f.KeyOf)
 	if err != nil {
 		return err
+	}
+	if f.tracer.On() {
+		f.tracer.Event("replace", trace.Count(len(objs)), trace.RV(resourceVersion), trace.Reason("a list replaced the contents"))
 	}
 
 	// The last queued delta of each key, keys in order of first appearance.
@@ -182,7 +191,11 @@ func (f *RealFIFO) Resync() error {
 		queued[key] = struct{}{}
 	}
 	var errs []error
-	for _, key := range f.knownObjects.ListKeys() {
+	keys := f.knownObjects.ListKeys()
+	if f.tracer.On() {
+		f.tracer.Event("resync", trace.Count(len(keys)), trace.Reason("replay the cache as Sync deltas"))
+	}
+	for _, key := range keys {
 		if _, ok := queued[key]; ok {
 			continue
 		}
@@ -220,6 +233,10 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 	f.items = f.items[1:]
 	if f.initialPopulationCount > 0 {
 		f.initialPopulationCount--
+	}
+	if f.tracer.On() {
+		key, _ := f.KeyOf(d[0].Object)
+		tracePop(f.tracer, key, d, len(f.items))
 	}
 	return d, process(d, isInInitialList)
 }

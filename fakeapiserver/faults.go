@@ -1,12 +1,14 @@
 package fakeapiserver
 
 import (
+	"log/slog"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Fault injection: the ways a real API server and network misbehave, on
@@ -92,6 +94,9 @@ func (s *Server) FailRequests(ft Fault) {
 	s.faults.mu.Lock()
 	defer s.faults.mu.Unlock()
 	s.faults.queue = append(s.faults.queue, ft)
+	if s.tracer.On() {
+		s.tracer.Event("fault: fail requests", slog.String("verb", ft.Verb), trace.Resource(ft.Resource), slog.Int("code", ft.Code), trace.Count(ft.Count))
+	}
 }
 
 // CompactHistory forgets every event so far, as etcd compaction (and a
@@ -109,6 +114,9 @@ func (s *Server) CompactHistory() {
 func (s *Server) CloseWatches() {
 	s.store.mu.Lock()
 	defer s.store.mu.Unlock()
+	if s.tracer.On() {
+		s.tracer.Event("fault: close every watch")
+	}
 	for _, ws := range s.store.watchers {
 		for w := range ws {
 			w.stopLocked()
@@ -136,6 +144,9 @@ func (s *Server) SetWatchDelay(d time.Duration) {
 	s.faults.mu.Lock()
 	defer s.faults.mu.Unlock()
 	s.faults.delay = d
+	if s.tracer.On() {
+		s.tracer.Event("fault: watch delay", trace.Delay(d))
+	}
 }
 
 // Event describes a change, for DropEvents.
@@ -162,4 +173,7 @@ func (s *Server) DropEvents(drop func(Event) bool) {
 	s.store.mu.Lock()
 	defer s.store.mu.Unlock()
 	s.store.dropEvent = drop
+	if s.tracer.On() {
+		s.tracer.Event("fault: drop events", slog.Bool("on", drop != nil))
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // request is an API request once its URL is understood: the verb (as the
@@ -64,6 +66,9 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	s.countRequest(rq.verb, rq.res.Name)
 	if st := s.faults.take(rq); st != nil {
+		if s.tracer.On() {
+			s.tracer.Warn("request failed (fault)", slog.String("verb", rq.verb), trace.Resource(rq.res.Name), slog.Int("code", int(st.Code)), trace.Reason(string(st.Reason)))
+		}
 		s.writeStatus(w, req, st)
 		return
 	}

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"path"
 	"strconv"
 	"strings"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // List, paging and get.
@@ -97,6 +99,9 @@ func (s *Server) serveList(w http.ResponseWriter, req *http.Request, rq *request
 	if st != nil {
 		s.writeStatus(w, req, st)
 		return
+	}
+	if s.tracer.On() {
+		s.tracer.Event("list served", trace.Resource(rq.res.Name), trace.RV(meta.ResourceVersion), trace.Count(len(items)), slog.Bool("more", meta.Continue != ""))
 	}
 	s.writeJSON(w, req, http.StatusOK, s.renderList(rq.res, out, meta, items))
 }

@@ -59,6 +59,7 @@ type Server struct {
 	clock  clock.Clock
 	store  *store
 	faults faults
+	tracer *trace.Tracer // stage "server"; nil: off
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -86,12 +87,14 @@ func New(opts Options) *Server {
 		opts.Clock = clock.RealClock{}
 	}
 	s := &Server{
+		tracer:   opts.Tracer.Stage(trace.StageServer),
 		opts:     opts,
 		clock:    opts.Clock,
 		store:    newStore(opts.History),
 		closed:   make(chan struct{}),
 		requests: map[string]int{},
 	}
+	s.store.tracer = s.tracer
 	for _, ns := range []string{api.NamespaceDefault, api.NamespaceSystem, api.NamespacePublic} {
 		if _, err := s.Create(&api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}}); err != nil {
 			panic(fmt.Sprintf("fakeapiserver: creating namespace %s: %v", ns, err))

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // store is the server's etcd: every object of every resource, one global
@@ -45,6 +46,8 @@ type store struct {
 	watchers  map[*resource]map[*watcher]struct{}
 	rvChanged chan struct{} // closed and replaced on every commit
 	dropEvent func(Event) bool
+	tracer    *trace.Tracer // stage "server"; nil: off
+	watchIDs  uint64        // numbers the watches, for the trace
 }
 
 // record is one stored version of one object. A record is never changed
@@ -139,10 +142,15 @@ func (s *store) commitLocked(ev *event) {
 	if evicted := s.history.push(ev); evicted != nil {
 		s.compacted = evicted.rv
 	}
+	if s.tracer.On() {
+		s.tracer.Event("commit", trace.Type(string(ev.typ)), trace.Resource(ev.res.Name), trace.Key(ev.obj.key), trace.RV(strconv.FormatUint(ev.rv, 10)))
+	}
 	if s.dropEvent == nil || !s.dropEvent(ev.public()) {
 		for w := range s.watchers[ev.res] {
-			w.deliverLocked(ev)
+			w.deliverLocked(ev, s.tracer)
 		}
+	} else if s.tracer.On() {
+		s.tracer.Warn("event dropped (fault)", trace.Type(string(ev.typ)), trace.Key(ev.obj.key), trace.RV(strconv.FormatUint(ev.rv, 10)))
 	}
 	close(s.rvChanged)
 	s.rvChanged = make(chan struct{})
@@ -159,6 +167,9 @@ func (s *store) nextRVLocked() uint64 {
 func (s *store) compactLocked() {
 	s.history.clear()
 	s.compacted = s.rv
+	if s.tracer.On() {
+		s.tracer.Event("history compacted", trace.RV(strconv.FormatUint(s.rv, 10)), trace.Reason("a watch or list from an older rv now gets 410 Expired"))
+	}
 }
 
 // snapshotLocked returns the objects of r as they were at resourceVersion

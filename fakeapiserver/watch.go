@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Watch.
@@ -41,6 +43,7 @@ import (
 // bound.
 
 type watcher struct {
+	id      uint64 // the watch's number, for the trace
 	res     *resource
 	ns      string
 	name    string // a watch of one object (/pods/{name}?watch=true)
@@ -89,20 +92,24 @@ func (w *watcher) itemFor(ev *event) (watchItem, bool) {
 }
 
 // deliverLocked hands a committed event to the watcher without blocking.
-func (w *watcher) deliverLocked(ev *event) {
+func (w *watcher) deliverLocked(ev *event, t *trace.Tracer) {
 	if w.stopped {
 		return
 	}
-	if it, ok := w.itemFor(ev); ok {
-		w.sendLocked(it)
+	if it, ok := w.itemFor(ev); ok && !w.sendLocked(it) && t.On() {
+		t.Warn("watch cut off", slog.Uint64(trace.KeyWatch, w.id), trace.Reason("too slow: its buffer is full"))
 	}
 }
 
-func (w *watcher) sendLocked(it watchItem) {
+// sendLocked queues a frame; false if the buffer was full and the watch was
+// cut off.
+func (w *watcher) sendLocked(it watchItem) bool {
 	select {
 	case w.ch <- it:
+		return true
 	default:
 		w.stopLocked() // too slow: cut it off
+		return false
 	}
 }
 
@@ -143,12 +150,18 @@ func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *reques
 		return
 	}
 	if expired != nil {
+		if s.tracer.On() {
+			s.tracer.Event("watch refused", trace.Resource(rq.res.Name), trace.RV(opts.resourceVersion), trace.Reason("410 Expired: "+expired.Message))
+		}
 		sw.writeError(expired)
 		return
 	}
 	defer s.stopWatch(wt)
+	if s.tracer.On() {
+		s.tracer.Event("watch opened", slog.Uint64(trace.KeyWatch, wt.id), trace.Resource(rq.res.Name), trace.RV(strconv.FormatUint(startRV, 10)), trace.Count(len(initial)))
+	}
 
-	sw.startRV = startRV
+	sw.startRV, sw.watchID = startRV, wt.id
 	for _, it := range initial {
 		if !sw.write(it) {
 			return
@@ -159,7 +172,10 @@ func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *reques
 			return
 		}
 	}
-	s.streamEvents(req, sw, wt, opts)
+	why := s.streamEvents(req, sw, wt, opts)
+	if s.tracer.On() {
+		s.tracer.Event("watch closed", slog.Uint64(trace.KeyWatch, wt.id), trace.Reason(why))
+	}
 }
 
 // startWatch registers a watcher and collects what the stream starts with,
@@ -171,7 +187,8 @@ func (s *Server) startWatch(rq *request, opts listOptions, sendInitial bool) (wt
 	st := s.store
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	wt = &watcher{res: rq.res, ns: rq.ns, name: rq.name, opts: opts, ch: make(chan watchItem, s.opts.WatchBuffer), stop: make(chan struct{})}
+	st.watchIDs++
+	wt = &watcher{id: st.watchIDs, res: rq.res, ns: rq.ns, name: rq.name, opts: opts, ch: make(chan watchItem, s.opts.WatchBuffer), stop: make(chan struct{})}
 	rv, _ := strconv.ParseUint(opts.resourceVersion, 10, 64)
 	switch {
 	case rv == 0 && opts.sendInitialEvents != nil && !sendInitial:
@@ -218,8 +235,8 @@ func (s *Server) stopWatch(wt *watcher) {
 }
 
 // streamEvents sends live events until the client goes, the timeout ends the
-// watch, or the server stops it.
-func (s *Server) streamEvents(req *http.Request, sw *streamWriter, wt *watcher, opts listOptions) {
+// watch, or the server stops it, and says which.
+func (s *Server) streamEvents(req *http.Request, sw *streamWriter, wt *watcher, opts listOptions) string {
 	// Capped so that a huge timeoutSeconds cannot overflow into a negative
 	// duration (a watch that ends at once).
 	timeout := time.Duration(min(opts.timeoutSeconds, int64(math.MaxInt64/time.Second))) * time.Second
@@ -239,7 +256,7 @@ func (s *Server) streamEvents(req *http.Request, sw *streamWriter, wt *watcher, 
 		select {
 		case it := <-wt.ch:
 			if !s.delay(req) || !sw.write(it) {
-				return
+				return "client gone"
 			}
 		case <-wt.stop:
 			// Stopped by the server: send what is already queued, then end.
@@ -247,23 +264,23 @@ func (s *Server) streamEvents(req *http.Request, sw *streamWriter, wt *watcher, 
 				select {
 				case it := <-wt.ch:
 					if !sw.write(it) {
-						return
+						return "client gone"
 					}
 				default:
-					return
+					return "closed by the server"
 				}
 			}
 		case <-bookmarks:
 			if !s.bookmark(sw, wt) {
-				return
+				return "client gone"
 			}
 		case <-timer.C():
 			if opts.allowBookmarks {
 				s.bookmark(sw, wt)
 			}
-			return
+			return "timeoutSeconds reached"
 		case <-req.Context().Done():
-			return
+			return "client gone"
 		}
 	}
 }
@@ -315,6 +332,7 @@ type streamWriter struct {
 	res     *resource
 	server  *Server
 	startRV uint64 // the version the client already had when the watch began
+	watchID uint64
 	buf     bytes.Buffer
 }
 
@@ -328,6 +346,13 @@ func (sw *streamWriter) write(it watchItem) bool {
 		sw.buf.WriteString(`","object":`)
 		sw.buf.Write(sw.server.renderObject(sw.res, sw.out, it.rec))
 		sw.buf.WriteString("}\n")
+	}
+	if t := sw.server.tracer; t.On() {
+		if it.garbage != nil {
+			t.Warn("garbage sent (fault)", slog.Uint64(trace.KeyWatch, sw.watchID), trace.Count(len(it.garbage)))
+		} else {
+			t.Event("frame sent", slog.Uint64(trace.KeyWatch, sw.watchID), trace.Type(string(it.typ)), trace.Key(it.rec.key), trace.RV(strconv.FormatUint(it.rec.rv, 10)))
+		}
 	}
 	return sw.flush()
 }
@@ -349,6 +374,13 @@ func (sw *streamWriter) writeBookmark(rv uint64, initialEventsEnd bool) bool {
 	sw.buf.WriteString(`{"type":"BOOKMARK","object":`)
 	sw.buf.Write(encodeObject(obj))
 	sw.buf.WriteString("}\n")
+	if t := sw.server.tracer; t.On() {
+		what := "bookmark sent"
+		if initialEventsEnd {
+			what = "bookmark sent (initial-events-end)"
+		}
+		t.Event(what, slog.Uint64(trace.KeyWatch, sw.watchID), trace.RV(strconv.FormatUint(rv, 10)))
+	}
 	return sw.flush()
 }
 

@@ -94,7 +94,7 @@ func BenchmarkWatchDecode100kPods(b *testing.B) {
 	for b.Loop() {
 		ctx, cancel := context.WithCancel(context.Background())
 		body := io.NopCloser(bytes.NewReader(stream))
-		w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, Pods, DefaultMaxWatchFrameSize))
+		w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, Pods, DefaultMaxWatchFrameSize), nil)
 		countEvents(b, w)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/event")

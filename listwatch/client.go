@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/kinformer/kinformer/trace"
 	"io"
 	"net/http"
 	"net/url"
@@ -26,6 +27,7 @@ type Client struct {
 	userAgent string
 	timeout   time.Duration
 	maxFrame  int
+	tracer    *trace.Tracer // stage "listwatch"; nil: off
 }
 
 // NewClient checks cfg and builds a Client. It does not contact the server.
@@ -46,6 +48,7 @@ func NewClient(cfg Config) (*Client, error) {
 		userAgent: cfg.UserAgent,
 		timeout:   cfg.Timeout,
 		maxFrame:  cfg.MaxWatchFrameSize,
+		tracer:    cfg.Tracer.Stage(trace.StageListWatch),
 	}
 	if c.userAgent == "" {
 		c.userAgent = fmt.Sprintf("kinformer/v0 (%s/%s)", runtime.GOOS, runtime.GOARCH)

@@ -62,7 +62,7 @@ func checkEvents(t *testing.T, lines []string) {
 func decodeThroughWatcher(t *testing.T, data []byte, maxFrame int) []string {
 	ctx, cancel := context.WithCancel(context.Background())
 	body := io.NopCloser(bytes.NewReader(data))
-	w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, Pods, maxFrame))
+	w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, Pods, maxFrame), nil)
 	defer w.Stop()
 	var out []string
 	for ev := range w.ResultChan() {

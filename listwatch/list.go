@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/kinformer/kinformer/trace"
 	"io"
+	"log/slog"
 	"net/http"
 )
 
@@ -27,12 +29,19 @@ func (c *Client) listObjects(ctx context.Context, r Resource, namespace string, 
 	defer cancel()
 	resp, err := c.do(ctx, &request{verb: "list", method: http.MethodGet, resource: r, namespace: namespace, query: opts.query(false)})
 	if err != nil {
+		if c.tracer.On() {
+			c.tracer.Warn("list failed", trace.Resource(r.GroupResource()), trace.RV(opts.ResourceVersion), trace.Err(err))
+		}
 		return nil, err
 	}
 	defer resp.Body.Close()
 	list, err := decodeObjectList(resp.Body, r)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: decoding the response: %w", r.GroupResource(), err)
+	}
+	if c.tracer.On() {
+		c.tracer.Event("list", trace.Resource(r.GroupResource()), slog.String("asked", opts.ResourceVersion),
+			trace.RV(list.ResourceVersion), trace.Count(len(list.Items)), slog.Bool("more", list.Continue != ""))
 	}
 	return list, nil
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // streamWatcher is an open watch (client-go's watch.StreamWatcher): one
@@ -31,6 +32,7 @@ type streamWatcher struct {
 	done     chan struct{}
 	stopOnce sync.Once
 	cancel   context.CancelFunc
+	tracer   *trace.Tracer // nil: off
 }
 
 // resultBuffer is how many decoded events may wait for the consumer, as
@@ -39,8 +41,8 @@ const resultBuffer = 100
 
 // newStreamWatcher starts receiving from body. ctx is the request's context
 // and cancel cancels it; body is closed when the stream ends.
-func newStreamWatcher(ctx context.Context, cancel context.CancelFunc, body io.ReadCloser, dec *watchDecoder) *streamWatcher {
-	w := &streamWatcher{result: make(chan Event, resultBuffer), done: make(chan struct{}), cancel: cancel}
+func newStreamWatcher(ctx context.Context, cancel context.CancelFunc, body io.ReadCloser, dec *watchDecoder, t *trace.Tracer) *streamWatcher {
+	w := &streamWatcher{result: make(chan Event, resultBuffer), done: make(chan struct{}), cancel: cancel, tracer: t}
 	go w.receive(ctx, body, dec)
 	return w
 }
@@ -66,10 +68,12 @@ func (w *streamWatcher) receive(ctx context.Context, body io.ReadCloser, dec *wa
 		ev, err := dec.decode()
 		if err != nil {
 			if err == io.EOF || w.stopped(ctx) {
+				w.traceEnd(ctx, err)
 				return // a clean end, or the caller's wish: nothing to report
 			}
 			ev = Event{Type: api.Error, Err: err}
 		}
+		w.traceFrame(ev)
 		select {
 		case w.result <- ev:
 		case <-w.done:
@@ -81,6 +85,37 @@ func (w *streamWatcher) receive(ctx context.Context, body io.ReadCloser, dec *wa
 			return // an ERROR frame or a broken stream is the last event
 		}
 	}
+}
+
+// traceFrame reports a decoded frame (or the error that ends the stream).
+func (w *streamWatcher) traceFrame(ev Event) {
+	if !w.tracer.On() {
+		return
+	}
+	if ev.Type == api.Error {
+		w.tracer.Warn("watch ended", trace.Err(ev.Err))
+		return
+	}
+	key := ev.Object.GetName()
+	if ns := ev.Object.GetNamespace(); ns != "" {
+		key = ns + "/" + key
+	}
+	if ev.Type == api.Bookmark {
+		key = ""
+	}
+	w.tracer.Event("frame decoded", trace.Type(string(ev.Type)), trace.Key(key), trace.RV(ev.Object.GetResourceVersion()))
+}
+
+// traceEnd reports a stream that ended without an error event.
+func (w *streamWatcher) traceEnd(ctx context.Context, err error) {
+	if !w.tracer.On() {
+		return
+	}
+	why := "the server ended it"
+	if err != io.EOF || w.stopped(ctx) {
+		why = "stopped by the client"
+	}
+	w.tracer.Event("watch ended", trace.Reason(why))
 }
 
 // stopped reports whether Stop was called or the context ended.

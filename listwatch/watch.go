@@ -3,6 +3,7 @@ package listwatch
 import (
 	"context"
 	"fmt"
+	"github.com/kinformer/kinformer/trace"
 	"net/http"
 	"time"
 )
@@ -42,7 +43,13 @@ func (c *Client) watch(ctx context.Context, r Resource, namespace string, opts L
 	}
 	if err != nil {
 		cancel()
+		if c.tracer.On() {
+			c.tracer.Warn("watch failed", trace.Resource(r.GroupResource()), trace.RV(opts.ResourceVersion), trace.Err(err))
+		}
 		return nil, err
 	}
-	return newStreamWatcher(ctx, cancel, resp.Body, newWatchDecoder(resp.Body, r, c.maxFrame)), nil
+	if c.tracer.On() {
+		c.tracer.Event("watch opened", trace.Resource(r.GroupResource()), trace.RV(opts.ResourceVersion))
+	}
+	return newStreamWatcher(ctx, cancel, resp.Body, newWatchDecoder(resp.Body, r, c.maxFrame), c.tracer), nil
 }

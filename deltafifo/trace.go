@@ -1,0 +1,56 @@
+package deltafifo
+
+import (
+	"log/slog"
+	"strings"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
+)
+
+// The queues' trace events (stage "deltafifo"), shared by DeltaFIFO and
+// RealFIFO:
+//
+//	delta queued       type key rv n      n: deltas now queued for the key (DeltaFIFO) or in all (RealFIFO)
+//	tombstone queued   key rv             a Deleted DeletedFinalStateUnknown from Replace
+//	deletion collapsed key                a second Deleted in a row, merged (dedupDeltas)
+//	replace            n rv tombstones    a list replaced the contents
+//	resync             n                  Sync deltas queued from the cache
+//	pop                key types n        a key's Deltas handed to the informer; n: still queued
+//
+// Every call site checks On first, so a queue without a Tracer pays one
+// nil comparison.
+
+// traceQueued reports a delta just queued for key; n is what the queue
+// holds for it afterwards.
+func traceQueued(t *trace.Tracer, d Delta, key string, n int) {
+	if tomb, ok := d.Object.(DeletedFinalStateUnknown); ok {
+		t.Event("tombstone queued", trace.Key(key), trace.RV(objectRV(tomb.Obj)),
+			trace.Reason("deleted while the watch was down: the list no longer has it"))
+		return
+	}
+	t.Event("delta queued", trace.Type(string(d.Type)), trace.Key(key), trace.RV(objectRV(d.Object)), trace.Count(n))
+}
+
+// tracePop reports a popped item: its key, the types of its deltas, and how
+// many items are still queued.
+func tracePop(t *trace.Tracer, key string, deltas Deltas, left int) {
+	types := make([]string, len(deltas))
+	for i, d := range deltas {
+		types[i] = string(d.Type)
+	}
+	t.Event("pop", trace.Key(key), slog.String("deltas", strings.Join(types, ",")),
+		trace.RV(objectRV(deltas[len(deltas)-1].Object)), trace.Count(left))
+}
+
+// objectRV is the resourceVersion of a delta's object ("" for a tombstone
+// without a final state).
+func objectRV(obj any) string {
+	if tomb, ok := obj.(DeletedFinalStateUnknown); ok {
+		obj = tomb.Obj
+	}
+	if o, ok := obj.(api.Object); ok && !api.IsNil(o) {
+		return o.GetResourceVersion()
+	}
+	return ""
+}
