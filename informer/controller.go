@@ -3,7 +3,6 @@ package informer
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -140,82 +139,6 @@ func (c *controller) LastSyncResourceVersion() string {
 	return c.reflector.LastSyncResourceVersion()
 }
 
-// processDeltas applies one key's Deltas to the cache, oldest first, and
-// tells handler what each did: steps 4 to 6 of article 004 (pop from the
-// FIFO, put into the Indexer, call the ResourceEventHandler).
-//
-//   - Added, Updated, Replaced, Sync: if the key is cached, Update it and
-//     call OnUpdate(cached, new); otherwise Add it and call OnAdd. (A
-//     Replaced delta from a relist can be either; an Added can even be an
-//     update if a delete was missed and the object recreated.)
-//   - Deleted: remove the key and call OnDelete with the delta's object,
-//     which is a deltafifo.DeletedFinalStateUnknown when a relist found the
-//     object gone. A tombstone is deleted by its key, whatever (possibly
-//     stale, possibly nil) object it carries.
-//
-// The cache is updated before the handler hears of it, so a handler that
-// reads the cache never sees an older state than the one it was told.
-func processDeltas(handler ResourceEventHandler, clientState indexer.Store, deltas deltafifo.Deltas, isInInitialList bool) error {
-	for _, d := range deltas {
-		switch d.Type {
-		case deltafifo.Sync, deltafifo.Replaced, deltafifo.Added, deltafifo.Updated:
-			obj, ok := d.Object.(api.Object)
-			if !ok {
-				return fmt.Errorf("informer: %s delta holds a %T, not an api.Object", d.Type, d.Object)
-			}
-			old, exists, err := clientState.Get(obj)
-			if err != nil {
-				return fmt.Errorf("informer: looking up %s delta: %w", d.Type, err)
-			}
-			if exists {
-				if err := clientState.Update(obj); err != nil {
-					return fmt.Errorf("informer: applying %s delta: %w", d.Type, err)
-				}
-				handler.OnUpdate(old, obj)
-				continue
-			}
-			if err := clientState.Add(obj); err != nil {
-				return fmt.Errorf("informer: applying %s delta: %w", d.Type, err)
-			}
-			handler.OnAdd(obj, isInInitialList)
-		case deltafifo.Deleted:
-			if err := deleteFromCache(clientState, d.Object); err != nil {
-				return err
-			}
-			handler.OnDelete(d.Object)
-		default:
-			return fmt.Errorf("informer: unknown delta type %q", d.Type)
-		}
-	}
-	return nil
-}
-
-// deleteFromCache removes the object of a Deleted delta: an api.Object, or
-// a tombstone, which is removed by its key.
-func deleteFromCache(clientState indexer.Store, obj any) error {
-	switch o := obj.(type) {
-	case deltafifo.DeletedFinalStateUnknown:
-		cached, exists, err := clientState.GetByKey(o.Key)
-		if err != nil {
-			return fmt.Errorf("informer: looking up tombstone %q: %w", o.Key, err)
-		}
-		if !exists {
-			return nil
-		}
-		if err := clientState.Delete(cached); err != nil {
-			return fmt.Errorf("informer: applying tombstone %q: %w", o.Key, err)
-		}
-		return nil
-	case api.Object:
-		if err := clientState.Delete(o); err != nil {
-			return fmt.Errorf("informer: applying Deleted delta: %w", err)
-		}
-		return nil
-	default:
-		return fmt.Errorf("informer: Deleted delta holds a %T, neither an api.Object nor a tombstone", obj)
-	}
-}
-
 // NewInformer returns a Store and a Controller that keeps it in step with lw
 // and calls h for every change: an informer for one consumer, without the
 // sharing of NewSharedIndexInformer. h is called directly from the
@@ -243,7 +166,7 @@ func newInformer(lw listwatch.ListerWatcher, objType api.Object, resyncPeriod ti
 		ExpectedType:     objType,
 		FullResyncPeriod: resyncPeriod,
 		Process: func(deltas deltafifo.Deltas, isInInitialList bool) error {
-			return processDeltas(h, clientState, deltas, isInInitialList)
+			return processDeltas(clientState, deltas, isInInitialList, nil, func(n notification) { n.deliverTo(h) })
 		},
 		Clock: clk,
 	})

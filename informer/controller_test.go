@@ -32,7 +32,7 @@ func TestController_RunFeedsProcessFromTheReflector(t *testing.T) {
 				for _, delta := range d {
 					popped = append(popped, string(delta.Type)+" "+describe(delta.Object))
 				}
-				return processDeltas(ResourceEventHandlerFuncs{}, cache, d, isInInitialList)
+				return processDeltas(cache, d, isInInitialList, nil, func(notification) {})
 			},
 		})
 		require.False(t, c.HasSynced())

@@ -6,21 +6,8 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 	"time"
-)
 
-// The three notifications a listener carries from the informer to its
-// handler.
-type (
-	addNotification struct {
-		newObj          any
-		isInInitialList bool
-	}
-	updateNotification struct {
-		oldObj, newObj any
-	}
-	deleteNotification struct {
-		oldObj any
-	}
+	"github.com/kinformer/kinformer/trace"
 )
 
 // ResourceEventHandlerRegistration is what AddEventHandler returns: a handle
@@ -62,10 +49,12 @@ type ResourceEventHandlerRegistration interface {
 // hand it to run anyway; run drops whatever it receives once stopped is set.
 type processorListener struct {
 	handler ResourceEventHandler
-	logger  *slog.Logger
+	name    string        // the handler's name in logs and the trace
+	logger  *slog.Logger  //
+	tracer  *trace.Tracer // stage "informer", with the handler's name; nil: off
 
-	addCh   chan any
-	nextCh  chan any
+	addCh   chan notification
+	nextCh  chan notification
 	buffer  ringGrowing // owned by pop()
 	stopped atomic.Bool // set by stop, before addCh is closed
 
@@ -94,9 +83,10 @@ func newProcessListener(handler ResourceEventHandler, resyncPeriod time.Duration
 	now time.Time, upstreamHasSynced func() bool, logger *slog.Logger) *processorListener {
 	p := &processorListener{
 		handler:           handler,
+		name:              fmt.Sprintf("%T", handler),
 		logger:            logger,
-		addCh:             make(chan any),
-		nextCh:            make(chan any),
+		addCh:             make(chan notification),
+		nextCh:            make(chan notification),
 		buffer:            newRingGrowing(initialBufferSize),
 		upstreamHasSynced: upstreamHasSynced,
 		resyncPeriod:      resyncPeriod,
@@ -107,12 +97,16 @@ func newProcessListener(handler ResourceEventHandler, resyncPeriod time.Duration
 
 // add hands a notification to the listener. It blocks only until pop takes
 // it, which pop does at once, however busy the handler is.
-func (p *processorListener) add(notification any) {
-	if a, ok := notification.(addNotification); ok && a.isInInitialList {
+func (p *processorListener) add(n notification) {
+	if a, ok := n.(addNotification); ok && a.isInInitialList {
 		p.initialPending.Add(1)
 	}
-	p.pending.Add(1)
-	p.addCh <- notification
+	pending := p.pending.Add(1)
+	if p.tracer.On() {
+		key, rv := notificationKeyRV(n)
+		p.tracer.Event("notify", trace.Handler(p.name), trace.Type(kindOf(n)), trace.Key(key), trace.RV(rv), slog.Int64("pending", pending))
+	}
+	p.addCh <- n
 }
 
 // pop moves notifications from addCh into the buffer and from the buffer to
@@ -120,8 +114,8 @@ func (p *processorListener) add(notification any) {
 // nothing to offer.
 func (p *processorListener) pop() {
 	defer close(p.nextCh) // tells run to stop
-	var nextCh chan<- any
-	var notification any // the one offered to run; nil if none
+	var nextCh chan<- notification
+	var notification notification // the one offered to run; nil if none
 	for {
 		select {
 		case nextCh <- notification:
@@ -169,28 +163,23 @@ func (p *processorListener) stop() {
 // client-go does the same and then sleeps a second before the next
 // notification; kinformer does not sleep (one panic per notification is
 // already bounded by the number of notifications).
-func (p *processorListener) handle(notification any) {
+func (p *processorListener) handle(n notification) {
 	defer p.pending.Add(-1)
 	defer func() {
 		if r := recover(); r != nil {
 			p.logger.Error("informer: event handler panicked; notification skipped",
-				"handler", fmt.Sprintf("%T", p.handler), "notification", fmt.Sprintf("%T", notification),
+				"handler", p.name, "notification", fmt.Sprintf("%T", n),
 				"panic", r, "stack", string(debug.Stack()))
 		}
 	}()
-	switch n := notification.(type) {
-	case addNotification:
-		if n.isInInitialList {
-			defer p.initialPending.Add(-1)
-		}
-		p.handler.OnAdd(n.newObj, n.isInInitialList)
-	case updateNotification:
-		p.handler.OnUpdate(n.oldObj, n.newObj)
-	case deleteNotification:
-		p.handler.OnDelete(n.oldObj)
-	default:
-		p.logger.Error("informer: unknown notification", "notification", fmt.Sprintf("%T", notification))
+	if a, ok := n.(addNotification); ok && a.isInInitialList {
+		defer p.initialPending.Add(-1)
 	}
+	if p.tracer.On() {
+		key, rv := notificationKeyRV(n)
+		p.tracer.Event(handlerMethod(n), trace.Handler(p.name), trace.Key(key), trace.RV(rv), slog.Int64("pending", p.pending.Load()-1))
+	}
+	n.deliverTo(p.handler)
 }
 
 // HasSynced implements ResourceEventHandlerRegistration. The order of the
@@ -222,17 +211,17 @@ func (p *processorListener) determineNextResync(now time.Time) {
 // when full (client-go's buffer.RingGrowing). Not safe for concurrent use:
 // only pop() touches it.
 type ringGrowing struct {
-	data []any
+	data []notification
 	head int // index of the oldest element
 	n    int // number of elements
 }
 
 func newRingGrowing(initialSize int) ringGrowing {
-	return ringGrowing{data: make([]any, initialSize)}
+	return ringGrowing{data: make([]notification, initialSize)}
 }
 
 // readOne removes and returns the oldest element, or false if empty.
-func (r *ringGrowing) readOne() (any, bool) {
+func (r *ringGrowing) readOne() (notification, bool) {
 	if r.n == 0 {
 		return nil, false
 	}
@@ -244,9 +233,9 @@ func (r *ringGrowing) readOne() (any, bool) {
 }
 
 // writeOne appends v, doubling the ring first if it is full.
-func (r *ringGrowing) writeOne(v any) {
+func (r *ringGrowing) writeOne(v notification) {
 	if r.n == len(r.data) {
-		grown := make([]any, 2*max(len(r.data), 1))
+		grown := make([]notification, 2*max(len(r.data), 1))
 		// Copy in order: head..end, then 0..head.
 		copied := copy(grown, r.data[r.head:])
 		copy(grown[copied:], r.data[:r.head])

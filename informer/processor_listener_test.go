@@ -16,18 +16,18 @@ func TestProcessorListener_RingGrowingKeepsOrder(t *testing.T) {
 	next, want := 0, 0
 	for round := range 5 {
 		for range 3 + round*7 { // write more than is read: the ring must grow
-			r.writeOne(next)
+			r.writeOne(addNotification{newObj: next})
 			next++
 		}
 		for range 2 + round*5 {
 			v, ok := r.readOne()
 			require.True(t, ok)
-			require.Equal(t, want, v)
+			require.Equal(t, addNotification{newObj: want}, v)
 			want++
 		}
 	}
 	for v, ok := r.readOne(); ok; v, ok = r.readOne() {
-		require.Equal(t, want, v)
+		require.Equal(t, addNotification{newObj: want}, v)
 		want++
 	}
 	require.Equal(t, next, want, "every element written was read back, once")
@@ -83,7 +83,7 @@ func TestProcessorListener_StopDropsBuffered(t *testing.T) {
 		p.addListener(l)
 		p.start()
 		for range 10 {
-			p.distribute(updateNotification{}, false)
+			p.distribute(updateNotification{})
 		}
 		synctest.Wait()
 		stopped := make(chan struct{})

@@ -55,6 +55,9 @@ type SharedIndexInformer interface {
 	//   - an informer built without a resync period (check period 0) has
 	//     no timer, and its handlers get no resync whatever they ask for.
 	AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error)
+	// AddEventHandlerWithOptions is AddEventHandler with options: a name
+	// for logs and the trace, and the handler's own resync period.
+	AddEventHandlerWithOptions(handler ResourceEventHandler, opts HandlerOptions) (ResourceEventHandlerRegistration, error)
 	// RemoveEventHandler unregisters a handler. Notifications it has not
 	// handled yet are dropped; one in progress finishes. A handler may
 	// remove itself from inside one of its calls. Removing twice is not an
@@ -126,6 +129,17 @@ type SharedIndexInformerOptions struct {
 	Tracer *trace.Tracer
 }
 
+// HandlerOptions configure AddEventHandlerWithOptions (client-go has the
+// same method; Name is kinformer's).
+type HandlerOptions struct {
+	// Name names the handler in logs and trace events. Default
+	// "handler-N", N counting the informer's registrations from 1.
+	Name string
+	// ResyncPeriod, if set, is the handler's own resync period (0: none);
+	// otherwise the informer's default.
+	ResyncPeriod *time.Duration
+}
+
 // minimumResyncPeriod is the smallest resync period a handler can get.
 const minimumResyncPeriod = 1 * time.Second
 
@@ -156,6 +170,7 @@ type sharedIndexInformer struct {
 	resyncCheckPeriod               time.Duration
 	defaultEventHandlerResyncPeriod time.Duration
 	transform                       deltafifo.TransformFunc
+	handlersAdded                   int // for default handler names
 	watchErrorHandler               func(r *reflector.Reflector, err error)
 }
 
@@ -253,54 +268,25 @@ func (s *sharedIndexInformer) stopProcessing() {
 	s.processor.stop()
 }
 
-// HandleDeltas is the controller's Process: it applies one item popped from
-// the queue to the cache and notifies the handlers (processDeltas, with the
-// informer's OnAdd/OnUpdate/OnDelete as the handler). It runs under the
-// queue's lock and blockDeltas.
-func (s *sharedIndexInformer) HandleDeltas(deltas deltafifo.Deltas, isInInitialList bool) error {
-	s.blockDeltas.Lock()
-	defer s.blockDeltas.Unlock()
-	return processDeltas(s, s.indexer, deltas, isInInitialList)
-}
-
-// OnAdd distributes an add to every handler. (The informer is the handler
-// processDeltas calls; its handlers are behind the processor.)
-func (s *sharedIndexInformer) OnAdd(obj any, isInInitialList bool) {
-	s.processor.distribute(addNotification{newObj: obj, isInInitialList: isInInitialList}, false)
-}
-
-// OnUpdate distributes an update. If old and new have the same
-// resourceVersion nothing changed on the server: it is a resync, and goes
-// only to the handlers due for one.
-func (s *sharedIndexInformer) OnUpdate(oldObj, newObj any) {
-	isSync := false
-	oldMeta, oldOK := oldObj.(api.Object)
-	newMeta, newOK := newObj.(api.Object)
-	if oldOK && newOK {
-		isSync = oldMeta.GetResourceVersion() == newMeta.GetResourceVersion()
-	}
-	s.processor.distribute(updateNotification{oldObj: oldObj, newObj: newObj}, isSync)
-}
-
-// OnDelete distributes a delete to every handler.
-func (s *sharedIndexInformer) OnDelete(obj any) {
-	s.processor.distribute(deleteNotification{oldObj: obj}, false)
-}
-
 // AddEventHandler implements SharedIndexInformer.
 func (s *sharedIndexInformer) AddEventHandler(handler ResourceEventHandler) (ResourceEventHandlerRegistration, error) {
-	return s.AddEventHandlerWithResyncPeriod(handler, s.defaultEventHandlerResyncPeriod)
+	return s.AddEventHandlerWithOptions(handler, HandlerOptions{})
 }
 
-// AddEventHandlerWithResyncPeriod implements SharedIndexInformer (the
-// period rules are in the interface's doc).
+// AddEventHandlerWithResyncPeriod implements SharedIndexInformer.
+func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error) {
+	return s.AddEventHandlerWithOptions(handler, HandlerOptions{ResyncPeriod: &resyncPeriod})
+}
+
+// AddEventHandlerWithOptions implements SharedIndexInformer (the period
+// rules are in AddEventHandlerWithResyncPeriod's doc).
 //
 // client-go also re-derives every listener's period when the check period
 // is lowered (resyncCheckPeriodChanged). That never changes one: a listener
 // added before Run asked for at least the check period of its time (or
 // lowered it to its own), the check period only goes down, and a check
 // period of 0 is never lowered. So kinformer leaves it out.
-func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error) {
+func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHandler, opts HandlerOptions) (ResourceEventHandlerRegistration, error) {
 	if handler == nil {
 		return nil, errors.New("informer: AddEventHandler: nil handler")
 	}
@@ -308,6 +294,15 @@ func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEv
 	defer s.startedLock.Unlock()
 	if s.stopped {
 		return nil, fmt.Errorf("informer: handler %T was not added: the informer has stopped", handler)
+	}
+	resyncPeriod := s.defaultEventHandlerResyncPeriod
+	if opts.ResyncPeriod != nil {
+		resyncPeriod = *opts.ResyncPeriod
+	}
+	s.handlersAdded++
+	name := opts.Name
+	if name == "" {
+		name = fmt.Sprintf("handler-%d", s.handlersAdded)
 	}
 
 	if resyncPeriod > 0 {
@@ -330,6 +325,8 @@ func (s *sharedIndexInformer) AddEventHandlerWithResyncPeriod(handler ResourceEv
 		s.logger.Warn("informer: handler resync period adjusted", "requested", resyncPeriod, "effective", effective)
 	}
 	l := newProcessListener(handler, effective, s.clock.Now(), s.HasSynced, s.logger)
+	l.name = name
+	l.tracer = s.cacheTrace
 
 	if !s.started {
 		s.processor.addListener(l)

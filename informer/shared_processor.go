@@ -73,13 +73,14 @@ func (p *sharedProcessor) removeListener(handle ResourceEventHandlerRegistration
 }
 
 // distribute gives a notification to every listener, or, for a resync
-// notification (sync), only to the listeners due for a resync.
-func (p *sharedProcessor) distribute(notification any, sync bool) {
+// (an update in which nothing changed), only to the listeners due for one.
+func (p *sharedProcessor) distribute(n notification) {
+	sync := isResync(n)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	for l, dueForResync := range p.listeners {
 		if !sync || dueForResync {
-			l.add(notification)
+			l.add(n)
 		}
 	}
 }

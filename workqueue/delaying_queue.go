@@ -2,10 +2,13 @@ package workqueue
 
 import (
 	"container/heap"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/kinformer/kinformer/internal/clock"
+
+	"github.com/kinformer/kinformer/trace"
 )
 
 // DelayingInterface is a queue that can also add an item later.
@@ -72,6 +75,9 @@ func (q *delayingType[T]) AddAfter(item T, duration time.Duration) {
 	if duration <= 0 {
 		q.Add(item)
 		return
+	}
+	if q.tracer.On() {
+		q.tracer.Event("add after", slog.Any(trace.KeyKey, item), trace.Delay(duration))
 	}
 	readyAt := q.clock.Now().Add(duration)
 

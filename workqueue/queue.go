@@ -1,6 +1,7 @@
 package workqueue
 
 import (
+	"log/slog"
 	"sync"
 	"time"
 
@@ -78,6 +79,7 @@ type Typed[T comparable] struct {
 
 	clock   clock.Clock
 	metrics *queueMetrics[T] // nil when no provider is set
+	tracer  *trace.Tracer    // stage "workqueue"; nil: off
 
 	stopOnce sync.Once
 	stopCh   chan struct{} // closed on shutdown; stops the metrics loop
@@ -103,6 +105,7 @@ func NewWithConfig[T comparable](config QueueConfig) *Typed[T] {
 		processing: make(map[T]struct{}),
 		clock:      clk,
 		metrics:    newQueueMetrics[T](config.MetricsProvider, config.Name, clk),
+		tracer:     config.Tracer.Stage(trace.StageWorkQueue),
 		stopCh:     make(chan struct{}),
 	}
 	q.cond = sync.NewCond(&q.mu)
@@ -123,15 +126,30 @@ func (q *Typed[T]) Add(item T) {
 		return
 	}
 	if _, ok := q.dirty[item]; ok {
+		q.trace("add (deduplicated)", item, "already queued: one reconcile will cover both")
 		return // already waiting to be processed: this is the dedup
 	}
 	q.metrics.add(item)
 	q.dirty[item] = struct{}{}
 	if _, ok := q.processing[item]; ok {
+		q.trace("add (while processing)", item, "a worker has it: queued again when it is Done")
 		return // a worker has it: Done will queue it again
 	}
 	q.queue.push(item)
+	q.trace("add", item, "")
 	q.cond.Signal()
+}
+
+// trace reports what happened to item, with the queue's depth after it.
+func (q *Typed[T]) trace(what string, item T, why string) {
+	if !q.tracer.On() {
+		return
+	}
+	attrs := []slog.Attr{slog.Any(trace.KeyKey, item), slog.Int("depth", q.queue.len()), slog.Int("processing", len(q.processing))}
+	if why != "" {
+		attrs = append(attrs, trace.Reason(why))
+	}
+	q.tracer.Event(what, attrs...)
 }
 
 // Len returns the number of items queued for Get.
@@ -158,6 +176,7 @@ func (q *Typed[T]) Get() (item T, shutdown bool) {
 	q.metrics.get(item)
 	q.processing[item] = struct{}{}
 	delete(q.dirty, item)
+	q.trace("get", item, "")
 	return item, false
 }
 
@@ -174,7 +193,10 @@ func (q *Typed[T]) Done(item T) {
 	delete(q.processing, item)
 	if _, ok := q.dirty[item]; ok {
 		q.queue.push(item)
+		q.trace("done (queued again)", item, "it was added while processing")
 		q.cond.Signal()
+	} else {
+		q.trace("done", item, "")
 	}
 	if len(q.processing) == 0 && q.drain {
 		q.cond.Broadcast() // wake ShutDownWithDrain

@@ -1,5 +1,11 @@
 package workqueue
 
+import (
+	"log/slog"
+
+	"github.com/kinformer/kinformer/trace"
+)
+
 // RateLimitingInterface is a delaying queue that delays retries according to
 // a RateLimiter. It is the queue article 004's controller uses.
 type RateLimitingInterface[T comparable] interface {
@@ -45,11 +51,18 @@ type rateLimitingType[T comparable] struct {
 
 // AddRateLimited is AddAfter(item, rateLimiter.When(item)).
 func (q *rateLimitingType[T]) AddRateLimited(item T) {
-	q.AddAfter(item, q.rateLimiter.When(item))
+	d := q.rateLimiter.When(item)
+	if q.tracer.On() {
+		q.tracer.Event("retry", slog.Any(trace.KeyKey, item), trace.Delay(d), trace.Count(q.rateLimiter.NumRequeues(item)))
+	}
+	q.AddAfter(item, d)
 }
 
 // Forget clears item's failure history with the rate limiter.
 func (q *rateLimitingType[T]) Forget(item T) {
+	if q.tracer.On() && q.rateLimiter.NumRequeues(item) > 0 {
+		q.tracer.Event("forget", slog.Any(trace.KeyKey, item), trace.Reason("its failures are forgotten: the next retry starts from the base delay"))
+	}
 	q.rateLimiter.Forget(item)
 }
 
