@@ -1,6 +1,7 @@
 package listwatch
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -59,6 +60,11 @@ type Config struct {
 	// list with the version asked for and got, each watch opened, each
 	// frame decoded, each watch's end and why. nil: off.
 	Tracer *trace.Tracer
+	// Dial, if set, opens the connections to the server instead of the
+	// network (client-go's rest.Config.Dial). Tests use it to reach an
+	// in-memory server, e.g. over net.Pipe inside a testing/synctest
+	// bubble, where every step of the pipeline runs on fake time.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // DefaultMaxWatchFrameSize is the default Config.MaxWatchFrameSize: well
@@ -168,6 +174,10 @@ func (c Config) transport() (*http.Transport, error) {
 		tlsConfig.RootCAs = pool
 	}
 	t.TLSClientConfig = tlsConfig
+	if c.Dial != nil {
+		t.DialContext = c.Dial
+		t.Proxy = nil // an in-memory server is never behind a proxy
+	}
 	return t, nil
 }
 
