@@ -192,23 +192,50 @@ func IsTimeout(err error) bool {
 	return hasReason(err, api.StatusReasonTimeout, http.StatusGatewayTimeout)
 }
 
-// IsTooLargeResourceVersion: 504 because the resourceVersion asked for is
-// newer than the server has seen (it waited about 3 s for it). The cause
-// ResourceVersionTooLarge says so; older servers only said it in the
-// message "Too large resource version". A Reflector relists from "".
+// IsTooLargeResourceVersion: the resourceVersion asked for is newer than
+// the server has seen (it waited about 3 s for it, then gave up with a 504
+// Timeout). A Reflector relists from "". Servers have said so in three
+// ways, and each is recognized, as client-go's reflector recognizes them:
+//
+//   - since 1.18.6: a cause of type ResourceVersionTooLarge (whatever the
+//     code and message around it);
+//   - 1.17.0 to 1.18.5: a 504 Timeout whose cause has no type, only the
+//     message "Too large resource version" (the Status message then reads
+//     "Timeout: too large resource version: ...");
+//   - before 1.17: a 504 Timeout that says "Too large resource version" in
+//     its message only.
+//
+// Any other 504 is an ordinary timeout.
 func IsTooLargeResourceVersion(err error) bool {
+	st := statusOf(err)
+	if st == nil {
+		return false
+	}
+	if hasCause(st, func(c api.StatusCause) bool { return c.Type == api.CauseTypeResourceVersionTooLarge }) {
+		return true
+	}
 	if !IsTimeout(err) {
 		return false
 	}
-	st := statusOf(err)
-	if st.Details != nil {
-		for _, c := range st.Details.Causes {
-			if c.Type == api.CauseTypeResourceVersionTooLarge {
-				return true
-			}
+	return hasCause(st, func(c api.StatusCause) bool { return c.Message == tooLargeResourceVersion }) ||
+		strings.Contains(st.Message, tooLargeResourceVersion)
+}
+
+// tooLargeResourceVersion is the wording servers before 1.18.6 used, in a
+// cause's message (1.17.0 to 1.18.5) or in the Status message (before 1.17).
+const tooLargeResourceVersion = "Too large resource version"
+
+// hasCause reports whether one of st's causes matches.
+func hasCause(st *api.Status, match func(api.StatusCause) bool) bool {
+	if st.Details == nil {
+		return false
+	}
+	for _, c := range st.Details.Causes {
+		if match(c) {
+			return true
 		}
 	}
-	return strings.Contains(st.Message, "Too large resource version")
+	return false
 }
 
 // IsInternalError: 500.

@@ -161,21 +161,52 @@ func TestStatusErrorSynthesizedFromNonStatusBody(t *testing.T) {
 	}
 }
 
-// The 504 of a too-large resourceVersion is recognized by its cause, or
-// by the message older servers sent; other 504s are not.
+// The "too large resource version" answer is recognized in every format
+// real servers have sent (client-go's reflector recognizes the same ones),
+// and other 504s are not.
 func TestIsTooLargeResourceVersion(t *testing.T) {
-	withCause := &api.Status{Code: 504, Reason: api.StatusReasonTimeout, Message: "Timeout: request did not complete",
-		Details: &api.StatusDetails{Causes: []api.StatusCause{{Type: api.CauseTypeResourceVersionTooLarge}}}}
-	legacy := &api.Status{Code: 504, Reason: api.StatusReasonTimeout, Message: "Timeout: Too large resource version: 9, current: 3"}
-	plainTimeout := &api.Status{Code: 504, Reason: api.StatusReasonTimeout, Message: "Timeout: request did not complete"}
-	notTimeout := &api.Status{Code: 500, Reason: api.StatusReasonInternalError, Message: "Too large resource version"}
-
-	assert.True(t, IsTooLargeResourceVersion(&StatusError{ErrStatus: withCause}))
-	assert.True(t, IsTooLargeResourceVersion(&StatusError{ErrStatus: legacy}))
-	assert.True(t, IsTooLargeResourceVersion(legacy), "a bare *api.Status works too")
-	assert.False(t, IsTooLargeResourceVersion(&StatusError{ErrStatus: plainTimeout}))
-	assert.False(t, IsTooLargeResourceVersion(&StatusError{ErrStatus: notTimeout}))
+	timeout := func(msg string, causes ...api.StatusCause) *api.Status {
+		st := &api.Status{Code: 504, Reason: api.StatusReasonTimeout, Message: msg}
+		if causes != nil {
+			st.Details = &api.StatusDetails{Causes: causes, RetryAfterSeconds: 1}
+		}
+		return st
+	}
+	tests := []struct {
+		name string
+		st   *api.Status
+		want bool
+	}{
+		{"1.18.6 and later: the cause type (as kube-apiserver 1.36 sends it)",
+			timeout("Timeout: Too large resource version: 999999999, current: 46253",
+				api.StatusCause{Type: api.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"}), true},
+		{"the cause type alone, whatever the message",
+			timeout("Timeout: request did not complete", api.StatusCause{Type: api.CauseTypeResourceVersionTooLarge}), true},
+		{"the cause type, even outside a 504",
+			&api.Status{Code: 500, Details: &api.StatusDetails{Causes: []api.StatusCause{{Type: api.CauseTypeResourceVersionTooLarge}}}}, true},
+		{"1.17.0-1.18.5: the text in a cause's message, none in the Status message",
+			timeout("Timeout: too large resource version: 9, current: 3", api.StatusCause{Message: "Too large resource version"}), true},
+		{"before 1.17: the Status message only",
+			timeout("Timeout: Too large resource version: 9, current: 3"), true},
+		{"before 1.17, with details but no causes",
+			&api.Status{Code: 504, Reason: api.StatusReasonTimeout, Message: "Timeout: Too large resource version: 9, current: 3",
+				Details: &api.StatusDetails{RetryAfterSeconds: 1}}, true},
+		{"a 504 with no reason, only the code",
+			&api.Status{Code: 504, Message: "Too large resource version: 9, current: 3"}, true},
+		{"an ordinary timeout", timeout("Timeout: request did not complete"), false},
+		{"an ordinary timeout with an unrelated cause", timeout("Timeout: request did not complete", api.StatusCause{Message: "etcd is slow"}), false},
+		{"the words in a 500", &api.Status{Code: 500, Reason: api.StatusReasonInternalError, Message: "Too large resource version",
+			Details: &api.StatusDetails{Causes: []api.StatusCause{{Message: "Too large resource version"}}}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, IsTooLargeResourceVersion(&StatusError{ErrStatus: tt.st}))
+			assert.Equal(t, tt.want, IsTooLargeResourceVersion(fmt.Errorf("list pods: %w", &StatusError{ErrStatus: tt.st})), "through wrapping")
+			assert.Equal(t, tt.want, IsTooLargeResourceVersion(tt.st), "a bare *api.Status works too")
+		})
+	}
 	assert.False(t, IsTooLargeResourceVersion(nil))
+	assert.False(t, IsTooLargeResourceVersion(errors.New("Timeout: Too large resource version")), "not an API error")
 }
 
 // Both 410 reasons mean "relist" (client-go's reflector checks both).

@@ -27,6 +27,7 @@ func TestReflector_BackoffOnErrors(t *testing.T) {
 		e.clock.Step(wait - time.Millisecond)
 		require.Len(t, e.lw.Lists(), i+1, "no retry before the backoff is over")
 		require.Equal(t, 1, e.clock.Waiters())
+		story(t, "%v waited: the list is retried", wait)
 		e.clock.Step(time.Millisecond)
 	}
 	e.store.waitFor(t, "Replace")

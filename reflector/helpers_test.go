@@ -3,6 +3,7 @@ package reflector
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/kinformer/kinformer/internal/clock"
 	"github.com/kinformer/kinformer/internal/leakcheck"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 )
 
 func TestMain(m *testing.M) { leakcheck.Main(m, "kinformer/reflector.") }
@@ -169,6 +171,8 @@ func newEnv(t *testing.T, srvOpts fakeapiserver.Options) *env {
 	t.Helper()
 	clk := clock.NewFakeClock(epoch)
 	srvOpts.Clock = clk
+	tracer := trace.ForTest(t) // the server's and the reflector's events, in order, under -v
+	srvOpts.Tracer = tracer
 	srv := fakeapiserver.New(srvOpts)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {
@@ -188,6 +192,8 @@ func newEnv(t *testing.T, srvOpts fakeapiserver.Options) *env {
 		Clock:             clk,
 		Backoff:           Backoff{Initial: time.Second, Cap: 8 * time.Second, Factor: 2, ResetAfter: 2 * time.Minute},
 		WatchErrorHandler: e.errs.add,
+		Tracer:            tracer,
+		Logger:            testLogger(t),
 	}
 	return e
 }
@@ -263,9 +269,10 @@ func pod(name, rv string) *api.Pod {
 }
 
 // runOn starts a reflector of lw into store; it is stopped, and waited for,
-// at cleanup.
+// at cleanup. Unless opts say otherwise, its trace and its log go to t.Log.
 func runOn(t *testing.T, lw listwatch.ListerWatcher, store Store, opts Options) *Reflector {
 	t.Helper()
+	opts = storyOptions(t, opts)
 	r := New(lw, store, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -291,4 +298,62 @@ func receive[T any](t *testing.T, ch <-chan T) T {
 		var zero T
 		return zero
 	}
+}
+
+// storyOptions gives opts a Tracer and a Logger that write through t.Log
+// (if they have none), so that `go test -run X -v` tells what the
+// reflector did, hop by hop, and a plain `go test` prints nothing.
+func storyOptions(t *testing.T, opts Options) Options {
+	if opts.Tracer == nil {
+		opts.Tracer = trace.ForTest(t)
+	}
+	if opts.Logger == nil {
+		opts.Logger = testLogger(t)
+	}
+	return opts
+}
+
+// testLogger is a Logger for a reflector in a test: its lines go to t.Log,
+// labelled as expected (tests provoke failures on purpose), and lines
+// logged after the test has ended are dropped.
+func testLogger(t *testing.T) *slog.Logger {
+	w := &testWriter{t: t}
+	t.Cleanup(w.done)
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{
+		Level: slog.LevelDebug,
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if len(groups) == 0 && a.Key == slog.TimeKey {
+				return slog.Attr{} // the same lines every run
+			}
+			return a
+		},
+	}))
+}
+
+type testWriter struct {
+	t     *testing.T
+	mu    sync.Mutex
+	ended bool
+}
+
+func (w *testWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.ended {
+		w.t.Logf("log (expected in this test): %s", strings.TrimSuffix(string(p), "\n"))
+	}
+	return len(p), nil
+}
+
+func (w *testWriter) done() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ended = true
+}
+
+// story narrates a test's own actions (what the fake server or
+// ListerWatcher is made to do) between the reflector's trace lines.
+func story(t *testing.T, format string, args ...any) {
+	t.Helper()
+	t.Logf("story: "+format, args...)
 }

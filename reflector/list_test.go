@@ -157,3 +157,64 @@ func TestReflector_ExpiredContinueFallsBackToFullList(t *testing.T) {
 	calls := e.store.Calls()
 	require.Contains(t, calls[0], "q4@", "the full list has everything")
 }
+
+// A relist at the last synced version that a lagging server answers with
+// "too large resource version" is retried at once for the most recent state
+// (""), in every format servers have sent it, instead of asking for the
+// same too-new version again after every backoff.
+func TestReflector_TooLargeResourceVersionRelistsAtMostRecent(t *testing.T) {
+	tooLarge := func(msg string, causes ...api.StatusCause) error {
+		st := &api.Status{Code: 504, Reason: api.StatusReasonTimeout, Message: msg, Details: &api.StatusDetails{RetryAfterSeconds: 1}}
+		st.Details.Causes = causes
+		return &listwatch.StatusError{ErrStatus: st}
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"1.18.6 and later: cause ResourceVersionTooLarge", tooLarge("Timeout: Too large resource version: 10, current: 9",
+			api.StatusCause{Type: api.CauseTypeResourceVersionTooLarge, Message: "Too large resource version"})},
+		{"1.17.0-1.18.5: the text in a cause's message", tooLarge("Timeout: too large resource version: 10, current: 9",
+			api.StatusCause{Message: "Too large resource version"})},
+		{"before 1.17: the text in the message", tooLarge("Timeout: Too large resource version: 10, current: 9")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			expired := &listwatch.StatusError{ErrStatus: &api.Status{Code: 410, Reason: api.StatusReasonExpired, Message: "too old resource version"}}
+			var mu sync.Mutex
+			var listedAt []string
+			lw := &listwatch.ListWatch{
+				ListFunc: func(_ context.Context, opts listwatch.ListOptions) (*listwatch.ObjectList, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					listedAt = append(listedAt, opts.ResourceVersion)
+					switch len(listedAt) {
+					case 1:
+						return &listwatch.ObjectList{ListMeta: api.ListMeta{ResourceVersion: "10"}}, nil
+					case 2:
+						story(t, "the relist reaches an API server that is behind (at 9): too large resource version")
+						return nil, tc.err
+					}
+					return &listwatch.ObjectList{ListMeta: api.ListMeta{ResourceVersion: "12"}}, nil
+				},
+				WatchFunc: func(_ context.Context, opts listwatch.ListOptions) (listwatch.Watch, error) {
+					if opts.ResourceVersion == "10" {
+						story(t, "the watch from 10 gets 410 Expired: relist")
+						return newFakeWatch(listwatch.Event{Type: api.Error, Err: expired}), nil
+					}
+					return newFakeWatch(), nil // stays open
+				},
+			}
+			clk := clock.NewFakeClock(epoch)
+			store := &recordingStore{}
+			errs := &errorLog{}
+			runOn(t, lw, store, Options{Clock: clk, WatchErrorHandler: errs.add, Backoff: Backoff{Initial: time.Second, Cap: time.Second}})
+			require.NoError(t, clk.BlockUntilWaiters(ctxTimeout(t), 1)) // the backoff after the watch's 410
+			clk.Step(time.Second)
+			store.waitFor(t, "Replace [] @12")
+			mu.Lock()
+			defer mu.Unlock()
+			require.Equal(t, []string{"0", "10", ""}, listedAt, "after the 504 the reflector asks for the most recent state, at once")
+			require.Len(t, errs.all(), 1, "only the watch's 410 was reported; the 504 was mended inside the listing")
+		})
+	}
+}

@@ -46,7 +46,10 @@ type Options struct {
 	// at a specific version is never paged.
 	PageSize int64
 	// UseWatchList opens a streaming list (a watch with sendInitialEvents)
-	// instead of a list, falling back to a list if the server refuses.
+	// instead of a list. If the server sheds load or is restarting (429,
+	// connection refused, a 5xx with Retry-After) the streaming list is
+	// retried after a backoff; if it refuses otherwise, the reflector falls
+	// back to a paged list.
 	UseWatchList bool
 	// MinWatchTimeout: each watch asks the server to end it after a random
 	// time between MinWatchTimeout and twice that, so many clients do not
@@ -62,8 +65,9 @@ type Options struct {
 	// Logger for the default error handler and skipped events. Default
 	// slog.Default().
 	Logger *slog.Logger
-	// Tracer receives the reflector's trace events (stage "reflector").
-	// nil: off.
+	// Tracer receives the reflector's trace events (stage "reflector"):
+	// every phase transition, request, event applied and failure handled;
+	// the package doc lists them. nil: off.
 	Tracer *trace.Tracer
 }
 
@@ -186,25 +190,6 @@ func (r *Reflector) relistResourceVersion() string {
 	}
 }
 
-// Run lists and watches until ctx ends, waiting out a backoff after every
-// failure (and after every return of ListAndWatch, as client-go's
-// BackoffUntil does, so a server that keeps ending watches is not
-// hammered).
-func (r *Reflector) Run(ctx context.Context) {
-	for ctx.Err() == nil {
-		err := r.ListAndWatch(ctx)
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			r.watchErrorHandler(r, err)
-		}
-		if !r.sleep(ctx, r.wait(err)) {
-			return
-		}
-	}
-}
-
 // wait is how long to back off after err: the backoff, or the server's
 // Retry-After if that is longer.
 func (r *Reflector) wait(err error) time.Duration {
@@ -225,32 +210,6 @@ func (r *Reflector) sleep(ctx context.Context, d time.Duration) bool {
 	case <-ctx.Done():
 		return false
 	}
-}
-
-// ListAndWatch lists (or opens a streaming list), Replaces the store with the
-// result, then watches from the list's resourceVersion until the watch
-// fails in a way that needs a relist, or ctx ends (then it returns nil).
-func (r *Reflector) ListAndWatch(ctx context.Context) error {
-	var w listwatch.Watch
-	if r.opts.UseWatchList {
-		var err error
-		if w, err = r.watchList(ctx); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			r.logger.Info("streaming list failed; falling back to list", "reflector", r.name, "err", err)
-			w = nil
-		}
-	}
-	if w == nil {
-		if err := r.list(ctx); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-	}
-	return r.watchWithResync(ctx, w)
 }
 
 // watchTimeout picks a random timeout in [MinWatchTimeout, 2*MinWatchTimeout),

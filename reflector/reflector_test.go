@@ -174,8 +174,8 @@ func TestReflector_RunWaitsForItsResyncGoroutine(t *testing.T) {
 		}
 		clk := clock.NewFakeClock(epoch)
 		inside, release := make(chan struct{}), make(chan struct{})
-		r := New(lw, &recordingStore{}, Options{Clock: clk, ResyncPeriod: time.Second,
-			ShouldResync: func() bool { close(inside); <-release; return false }})
+		r := New(lw, &recordingStore{}, storyOptions(t, Options{Clock: clk, ResyncPeriod: time.Second,
+			ShouldResync: func() bool { close(inside); <-release; return false }}))
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() {

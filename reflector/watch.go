@@ -5,39 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 	"syscall"
-	"time"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 )
-
-// errStopped means the reflector's context ended.
-var errStopped = errors.New("reflector stopped")
-
-// watchWithResync runs the watch loop with a resync timer beside it. w, if
-// not nil, is a watch already open (a streaming list's).
-func (r *Reflector) watchWithResync(ctx context.Context, w listwatch.Watch) error {
-	ctx, cancel := context.WithCancel(ctx)
-	var resyncDone sync.WaitGroup
-	defer resyncDone.Wait() // after cancel (defers run last first)
-	defer cancel()
-	resyncErr := make(chan error, 1)
-	if r.opts.ResyncPeriod > 0 {
-		resyncDone.Go(func() { r.resyncLoop(ctx, resyncErr) })
-	}
-	err := r.watch(ctx, w, resyncErr)
-	if errors.Is(err, errStopped) {
-		return nil
-	}
-	return err
-}
 
 // resyncLoop calls Store.Resync every ResyncPeriod (when ShouldResync says
 // so). Resync replays the store's own contents, not the server's: it is how
 // an informer re-delivers every object to handlers that want a periodic
-// "sync" (article 003's resync section).
+// "sync" (article 003's resync section). A failed Resync is sent on errc,
+// which ends the watch: the reflector relists.
 func (r *Reflector) resyncLoop(ctx context.Context, errc chan<- error) {
 	t := r.clock.NewTimer(r.opts.ResyncPeriod)
 	defer t.Stop()
@@ -48,8 +27,11 @@ func (r *Reflector) resyncLoop(ctx context.Context, errc chan<- error) {
 		case <-t.C():
 		}
 		if r.opts.ShouldResync == nil || r.opts.ShouldResync() {
+			if r.tracer.On() {
+				r.tracer.Event("resync")
+			}
 			if err := r.store.Resync(); err != nil {
-				errc <- fmt.Errorf("%s: resync: %w", r.name, err)
+				errc <- fmt.Errorf("resync: %w", err)
 				return
 			}
 		}
@@ -57,137 +39,128 @@ func (r *Reflector) resyncLoop(ctx context.Context, errc chan<- error) {
 	}
 }
 
-// watch opens watches from the last synced resourceVersion, one after the
-// other, until one fails in a way that needs a relist.
-//
-//   - A watch that ends cleanly (the server's timeout, a closed connection)
-//     or whose connection drops mid-stream is reopened from the last
-//     resourceVersion: no relist, nothing missed, because the server
-//     replays every change after that version.
-//   - Connection refused or 429 Too Many Requests: back off (honouring
-//     Retry-After) and watch again, without relisting.
-//   - 410 Expired (an ERROR event, or an HTTP 410 when opening): the server
-//     no longer has the changes after our version. Return; Run relists.
-//   - A watch that ends, or is cut, with no events in under a second: an
-//     error (the server is likely refusing us); return so Run backs off and
-//     relists.
-func (r *Reflector) watch(ctx context.Context, w listwatch.Watch, resyncErr <-chan error) error {
-	for {
-		if ctx.Err() != nil {
-			if w != nil {
-				w.Stop()
-			}
-			return errStopped
+// watch is the body of the watching phase: one watch from the last synced
+// resourceVersion (or w, a streaming list's watch already open), run
+// through watchHandler until it ends. What comes next (watch again, back
+// off, relist) is next's to decide, from the outcome.
+func (r *Reflector) watch(ctx context.Context, w listwatch.Watch, resyncErr <-chan error) outcome {
+	o := outcome{phase: watching}
+	start := r.clock.Now()
+	if w == nil {
+		rv := r.LastSyncResourceVersion()
+		if r.tracer.On() {
+			r.tracer.Event("watch", trace.RV(rv))
 		}
-		start := r.clock.Now()
-		if w == nil {
-			var err error
-			w, err = r.listerWatcher.Watch(ctx, listwatch.ListOptions{
-				ResourceVersion:     r.LastSyncResourceVersion(),
-				TimeoutSeconds:      r.watchTimeout(),
-				AllowWatchBookmarks: true,
-			})
-			if err != nil {
-				if ctx.Err() != nil {
-					return errStopped
-				}
-				if listwatch.IsConnectionRefused(err) || listwatch.IsTooManyRequests(err) {
-					if !r.backOffBeforeRewatch(ctx, err) {
-						return errStopped
-					}
-					continue
-				}
-				return fmt.Errorf("%s: watch from resourceVersion %s: %w", r.name, r.LastSyncResourceVersion(), err)
-			}
-		}
-		err := r.watchHandler(ctx, w, start, resyncErr)
-		w = nil
-		switch {
-		case err == nil:
-			continue // ended cleanly or dropped: watch again from where we are
-		case errors.Is(err, errStopped):
-			return err
-		case listwatch.IsTooManyRequests(err):
-			if !r.backOffBeforeRewatch(ctx, err) {
-				return errStopped
-			}
-			continue
-		default:
-			return fmt.Errorf("%s: watch: %w", r.name, err)
+		var err error
+		w, err = r.listerWatcher.Watch(ctx, listwatch.ListOptions{
+			ResourceVersion:     rv,
+			TimeoutSeconds:      r.watchTimeout(),
+			AllowWatchBookmarks: true,
+		})
+		if err != nil {
+			o.err = fmt.Errorf("watch from resourceVersion %s: %w", rv, err)
+			return o
 		}
 	}
-}
-
-// backOffBeforeRewatch reports err and waits out the backoff (or the
-// server's Retry-After, if longer) before the next watch; false if ctx ended
-// first.
-func (r *Reflector) backOffBeforeRewatch(ctx context.Context, err error) bool {
-	r.watchErrorHandler(r, fmt.Errorf("%s: watch: %w", r.name, err))
-	return r.sleep(ctx, r.wait(err))
+	o.opened = true
+	o.events, o.err = r.watchHandler(ctx, w, resyncErr)
+	o.lasted = r.clock.Since(start)
+	return o
 }
 
 // watchHandler applies the events of one watch to the store (article 001
-// quotes client-go's, with its expected-type check) and stops the watch
-// when it returns. It returns nil if the stream ended cleanly or the
-// connection dropped, the stream's error, or errStopped.
+// quotes client-go's, with its expected-type check), moving the last synced
+// version on with every event and bookmark, and stops the watch when it
+// returns. It returns how many events it handled and how the watch ended:
+// nil if the stream ended cleanly, the stream's error (an ERROR event, a
+// dropped connection), a failed resync, or ctx's error.
 //
-// A dropped connection is reported to the error handler and then treated
-// as a clean end, as client-go's StreamWatcher does: the next watch resumes
-// from the last version. Either way, a watch that ended with no events in
-// under a second is an error (client-go's "very short watch"), so that a
-// server or proxy that accepts watches and cuts them at once makes the
-// reflector back off and relist instead of reconnecting in a tight loop.
-func (r *Reflector) watchHandler(ctx context.Context, w listwatch.Watch, start time.Time, resyncErr <-chan error) error {
+// Problems inside the stream are reported to the watch error handler as
+// they happen: an object of the wrong type (skipped), a store that refused
+// an event, and a dropped connection (which then ends the watch like a
+// clean end: client-go's StreamWatcher closes silently on it).
+func (r *Reflector) watchHandler(ctx context.Context, w listwatch.Watch, resyncErr <-chan error) (events int, err error) {
 	defer w.Stop()
-	events := 0
 	for {
 		var ev listwatch.Event
 		var ok bool
 		select {
 		case <-ctx.Done():
-			return errStopped
+			return events, ctx.Err()
 		case err := <-resyncErr:
-			return err
+			return events, err
 		case ev, ok = <-w.ResultChan():
 		}
 		if !ok {
-			break
+			return events, nil
 		}
 		if ev.Type == api.Error {
-			if !isDroppedConnection(ev.Err) {
-				return ev.Err
+			if isDroppedConnection(ev.Err) {
+				r.watchErrorHandler(r, fmt.Errorf("%s: watch: %w", r.name, ev.Err))
 			}
-			r.watchErrorHandler(r, fmt.Errorf("%s: watch: %w", r.name, ev.Err))
-			break
+			return events, fmt.Errorf("watch: %w", ev.Err)
 		}
 		if err := r.checkType(ev.Object); err != nil {
-			r.watchErrorHandler(r, err)
+			r.skip(err)
 			continue
 		}
-		var err error
-		switch ev.Type {
-		case api.Added:
-			err = r.store.Add(ev.Object)
-		case api.Modified:
-			err = r.store.Update(ev.Object)
-		case api.Deleted:
-			err = r.store.Delete(ev.Object)
-		case api.Bookmark:
-			// Nothing changed; only the version moves on.
-		default:
-			r.watchErrorHandler(r, fmt.Errorf("%s: unknown watch event type %q", r.name, ev.Type))
+		if !r.apply(ev) {
 			continue
-		}
-		if err != nil {
-			r.watchErrorHandler(r, fmt.Errorf("%s: applying %s %s/%s to the store: %w", r.name, ev.Type, ev.Object.GetNamespace(), ev.Object.GetName(), err))
 		}
 		r.setLastSyncResourceVersion(ev.Object.GetResourceVersion())
 		events++
 	}
-	if events == 0 && r.clock.Since(start) < time.Second {
-		return fmt.Errorf("very short watch: %s: unexpected watch close - watch lasted less than a second and no items received", r.name)
+}
+
+// apply hands one event to the store; false if the event's type is
+// unknown (skipped). A store that refuses an event is reported, and the
+// version moves on all the same.
+func (r *Reflector) apply(ev listwatch.Event) bool {
+	var err error
+	switch ev.Type {
+	case api.Added:
+		err = r.store.Add(ev.Object)
+	case api.Modified:
+		err = r.store.Update(ev.Object)
+	case api.Deleted:
+		err = r.store.Delete(ev.Object)
+	case api.Bookmark:
+		// Nothing changed; only the version moves on.
+		if r.tracer.On() {
+			r.tracer.Event("bookmark", trace.RV(ev.Object.GetResourceVersion()))
+		}
+		return true
+	default:
+		r.skip(fmt.Errorf("%s: unknown watch event type %q", r.name, ev.Type))
+		return false
 	}
-	return nil
+	if r.tracer.On() {
+		r.tracer.Event("watch event", trace.Type(string(ev.Type)), trace.Key(keyOf(ev.Object)), trace.RV(ev.Object.GetResourceVersion()))
+	}
+	if err != nil {
+		err = fmt.Errorf("%s: applying %s %s to the store: %w", r.name, ev.Type, keyOf(ev.Object), err)
+		if r.tracer.On() {
+			r.tracer.Warn("store failed", trace.Type(string(ev.Type)), trace.Key(keyOf(ev.Object)), trace.Err(err))
+		}
+		r.watchErrorHandler(r, err)
+	}
+	return true
+}
+
+// skip reports an event the reflector cannot apply, and goes on.
+func (r *Reflector) skip(err error) {
+	if r.tracer.On() {
+		r.tracer.Warn("watch event skipped", trace.Err(err))
+	}
+	r.watchErrorHandler(r, err)
+}
+
+// keyOf is an object's key, "namespace/name" (or "name").
+func keyOf(o api.Object) string {
+	if ns := o.GetNamespace(); ns != "" {
+		return ns + "/" + o.GetName()
+	}
+	return o.GetName()
 }
 
 // isDroppedConnection reports whether a watch's error means only that the

@@ -33,10 +33,12 @@ func TestReflector_ResumeWithoutRelistAfterDrop(t *testing.T) {
 	c := e.createPod("c")
 	e.store.waitFor(t, "Add c@"+c.ResourceVersion)
 
+	story(t, "the server ends the watch; the reflector's next watch is held back")
 	gate := make(chan struct{})
 	e.lw.setWatchGate(gate) // hold the next watch until we say
 	e.srv.CloseWatches()
 	require.Eventually(t, func() bool { return len(e.lw.Watches()) == 2 }, 10*time.Second, time.Millisecond)
+	story(t, "d is created while no watch is open; then the held watch goes on")
 	d := e.createPod("d") // while no watch is open
 	close(gate)
 
@@ -150,8 +152,12 @@ func TestReflector_RelistOn410(t *testing.T) {
 		name     string
 		break410 func(e *env)
 	}{
-		{"ERROR frame", func(e *env) { e.srv.CompactHistory() }},
+		{"ERROR frame", func(e *env) {
+			story(e.t, "the server compacts its history: a watch from c's version gets a 410 ERROR event")
+			e.srv.CompactHistory()
+		}},
 		{"HTTP 410", func(e *env) {
+			story(e.t, "the server will answer the next watch request with HTTP 410")
 			e.srv.FailRequests(fakeapiserver.Fault{Verb: "watch", Resource: "pods", Code: http.StatusGone})
 		}},
 	} {
@@ -164,12 +170,15 @@ func TestReflector_RelistOn410(t *testing.T) {
 			c := e.createPod("c")
 			e.store.waitFor(t, "Add c@"+c.ResourceVersion)
 
+			story(t, "the server ends the watch; the reflector's next watch is held back")
 			gate := make(chan struct{})
 			e.lw.setWatchGate(gate)
 			e.srv.CloseWatches()
 			require.Eventually(t, func() bool { return len(e.lw.Watches()) == 2 }, 10*time.Second, time.Millisecond)
+			story(t, "d is created while no watch is open")
 			d := e.createPod("d")
 			tc.break410(e)
+			story(t, "the held watch goes on, from c's version")
 			e.lw.setWatchGate(nil)
 			close(gate)
 
@@ -182,6 +191,7 @@ func TestReflector_RelistOn410(t *testing.T) {
 				return false
 			}, 10*time.Second, time.Millisecond, "the error handler sees the 410: %v", e.errs.all())
 			require.NoError(t, e.clock.BlockUntilWaiters(ctxTimeout(t), 1)) // the backoff
+			story(t, "the backoff (1 s) is over")
 			e.clock.Step(time.Second)
 
 			e.store.waitFor(t, fmt.Sprintf("Replace [a@%s c@%s d@%s] @%s", a.ResourceVersion, c.ResourceVersion, d.ResourceVersion, d.ResourceVersion))

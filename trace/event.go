@@ -3,6 +3,7 @@ package trace
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"sync"
@@ -189,14 +190,14 @@ func (r *Recorder) Lines() []string {
 
 // TB is the part of testing.TB that ForTest uses.
 type TB interface {
-	Helper()
-	Logf(format string, args ...any)
+	Output() io.Writer
 	Cleanup(func())
 }
 
-// ForTest returns a Tracer that writes each event to t.Log as one line, so
-// that `go test -run X -v` shows what happened, hop by hop, and a passing
-// test without -v prints nothing. With stages, only events of those stages
+// ForTest returns a Tracer that writes each event as one line of the
+// test's log (t.Output, so without t.Log's file:line prefix), so that
+// `go test -run X -v` shows what happened, hop by hop, and a passing test
+// without -v prints nothing. With stages, only events of those stages
 // are written. Events reported after the test has finished are dropped
 // (testing panics on a Log after that).
 func ForTest(t TB, stages ...string) *Tracer {
@@ -218,7 +219,7 @@ func ForTest(t TB, stages ...string) *Tracer {
 		mu.Lock()
 		defer mu.Unlock()
 		if !done {
-			t.Logf("%s", e)
+			fmt.Fprintln(t.Output(), e)
 		}
 	}))
 }
