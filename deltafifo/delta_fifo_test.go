@@ -33,11 +33,13 @@ func popApply(t *testing.T, q Queue, known sortedKnown) Deltas {
 // in the queue, and Pop hands out all of its deltas at once.
 // Article: "Kubernetes-Informer" by smartkeyerror §2 (Delta FIFO Queue).
 func TestDeltaFIFO_KeyQueuedOnceManyDeltas(t *testing.T) {
-	f := NewDeltaFIFO(Options{})
+	f := newDeltaFIFO(t, Options{})
+	t.Log("reflector (played by the test): foo added, bar added, foo updated twice")
 	require.NoError(t, f.Add(cm("foo", "1")))
 	require.NoError(t, f.Add(cm("bar", "1")))
 	require.NoError(t, f.Update(cm("foo", "2")))
 	require.NoError(t, f.Update(cm("foo", "3")))
+	t.Log("informer (played by the test): popping twice; foo comes out once, with its three deltas")
 
 	require.Equal(t, []string{"foo", "bar"}, f.ListKeys())
 	require.Equal(t, 2, f.Len())
@@ -56,7 +58,8 @@ func TestDeltaFIFO_KeyQueuedOnceManyDeltas(t *testing.T) {
 // Article: "informer" notes §2.4.
 func TestDeltaFIFO_KeepsEveryDeltaNotOnlyTheLast(t *testing.T) {
 	known := newKnown(cm("foo", "1"))
-	f := NewDeltaFIFO(Options{KnownObjects: known})
+	f := newDeltaFIFO(t, Options{KnownObjects: known})
+	t.Log("reflector (played by the test): foo updated 3 times, deleted twice (a duplicate DELETED), added again")
 	require.NoError(t, f.Update(cm("foo", "2")))
 	require.NoError(t, f.Update(cm("foo", "3")))
 	require.NoError(t, f.Update(cm("foo", "4")))
@@ -97,28 +100,36 @@ func TestDeltaFIFO_DedupConsecutiveDeletes(t *testing.T) {
 
 	t.Run("through Delete and Replace", func(t *testing.T) {
 		known := newKnown(cm("foo", "1"))
-		f := NewDeltaFIFO(Options{KnownObjects: known})
+		tr, rec := traced(t)
+		f := newDeltaFIFO(t, Options{KnownObjects: known, Tracer: tr})
+		t.Log("reflector (played by the test): foo deleted, the DELETED delivered twice, then a relist without foo")
 		require.NoError(t, f.Delete(cm("foo", "2")))
 		require.NoError(t, f.Delete(cm("foo", "2"))) // a duplicate DELETED
 		require.NoError(t, f.Replace(nil, "3"))      // a relist that no longer has foo
 		d, _, _ := f.GetByKey("foo")
 		require.Equal(t, "{Deleted 2}", formatDeltas(d))
+		require.Equal(t, []string{"delta queued", "deletion collapsed", "deletion collapsed"}, whats(rec.ForKey("foo")),
+			"the duplicate DELETED and the relist's tombstone each collapse into the queued deletion")
 	})
 }
 
 // Delete of a key neither queued nor in the cache queues nothing: it was
 // already deleted (by a relist's tombstone) and nobody is left to tell.
 func TestDeltaFIFO_DeleteOfUnknownKeyIsSkipped(t *testing.T) {
-	f := NewDeltaFIFO(Options{KnownObjects: newKnown(cm("cached", "1"))})
+	tr, rec := traced(t)
+	f := newDeltaFIFO(t, Options{KnownObjects: newKnown(cm("cached", "1")), Tracer: tr})
+	t.Log("reflector (played by the test): DELETED for stranger, a key neither queued nor cached")
 	require.NoError(t, f.Delete(cm("stranger", "2")))
 	require.Zero(t, f.Len())
+	require.Empty(t, rec.ForKey("stranger"), "nothing queued, so nothing traced for stranger")
+	t.Log("deltafifo: the delete of stranger was skipped (no trace event above); now deletes of a cached and a queued key")
 
 	require.NoError(t, f.Delete(cm("cached", "2")))
 	require.NoError(t, f.Add(cm("queued", "1")))
 	require.NoError(t, f.Delete(cm("queued", "2")))
 	require.Equal(t, "cached{Deleted 2} queued{Added 1, Deleted 2}", formatDeltaFIFO(f))
 
-	noKnown := NewDeltaFIFO(Options{})
+	noKnown := newDeltaFIFO(t, Options{})
 	require.NoError(t, noKnown.Delete(cm("foo", "1")))
 	require.Zero(t, noKnown.Len(), "without known objects only the queue counts")
 }
@@ -129,9 +140,15 @@ func TestDeltaFIFO_DeleteOfUnknownKeyIsSkipped(t *testing.T) {
 // "Kubernetes 源码阅读 - Informer" (KnownObjects: the indexer).
 func TestDeltaFIFO_ReplaceEmitsTombstonesForVanishedKeys(t *testing.T) {
 	known := newKnown(cm("foo", "1"), cm("bar", "1"), cm("ns/baz", "1"))
-	f := NewDeltaFIFO(Options{KnownObjects: known, EmitDeltaTypeReplaced: true})
+	tr, rec := traced(t)
+	f := newDeltaFIFO(t, Options{KnownObjects: known, EmitDeltaTypeReplaced: true, Tracer: tr})
 
+	t.Logf("informer cache: %s", formatCache(known))
+	t.Log("reflector (played by the test): the watch was down; the relist at rv=7 has only bar")
 	require.NoError(t, f.Replace([]api.Object{cm("bar", "7")}, "7"))
+	for _, key := range []string{"foo", "ns/baz"} {
+		require.Equal(t, []string{"tombstone queued"}, whats(rec.ForKey(key)), "the trace shows a tombstone for %s", key)
+	}
 
 	require.Equal(t, "bar{Replaced 7} foo{Deleted tombstone(1)} ns/baz{Deleted tombstone(1)}", formatDeltaFIFO(f))
 	d, _, _ := f.GetByKey("foo")
@@ -141,10 +158,12 @@ func TestDeltaFIFO_ReplaceEmitsTombstonesForVanishedKeys(t *testing.T) {
 	require.Same(t, cached, tomb.Obj, "the tombstone carries the cached object")
 
 	// Popping applies the deletions: the cache now equals the list.
+	t.Log("informer (played by the test): popping everything into the cache")
 	for f.Len() > 0 {
 		popApply(t, f, known)
 	}
 	require.Equal(t, "bar=7", formatCache(known))
+	t.Logf("informer cache: %s", formatCache(known))
 }
 
 // An object that is only in the queue (added by the watch, not popped yet)
@@ -152,11 +171,15 @@ func TestDeltaFIFO_ReplaceEmitsTombstonesForVanishedKeys(t *testing.T) {
 // and stay there forever (kubernetes#115620).
 func TestDeltaFIFO_ReplaceMakesDeletionsForObjectsOnlyInQueue(t *testing.T) {
 	known := newKnown()
-	f := NewDeltaFIFO(Options{KnownObjects: known, EmitDeltaTypeReplaced: true})
+	tr, rec := traced(t)
+	f := newDeltaFIFO(t, Options{KnownObjects: known, EmitDeltaTypeReplaced: true, Tracer: tr})
+	t.Log("reflector (played by the test): the watch adds and updates foo; nothing is popped yet, so the cache is empty")
 	require.NoError(t, f.Add(cm("foo", "1")))
 	require.NoError(t, f.Update(cm("foo", "2")))
 
+	t.Log("reflector (played by the test): a relist at rv=3 has only bar")
 	require.NoError(t, f.Replace([]api.Object{cm("bar", "3")}, "3"))
+	require.Contains(t, whats(rec.ForKey("foo")), "tombstone queued", "foo, only in the queue, gets a tombstone too")
 
 	require.Equal(t, "foo{Added 1, Updated 2, Deleted tombstone(2)} bar{Replaced 3}", formatDeltaFIFO(f))
 	for f.Len() > 0 {
@@ -172,7 +195,8 @@ func TestDeltaFIFO_ReplaceMakesDeletionsForObjectsOnlyInQueue(t *testing.T) {
 // informer must delete from its cache.
 func TestDeltaFIFO_RepeatedRelistKeepsTombstoneState(t *testing.T) {
 	known := newKnown(cm("foo", "1"))
-	f := NewDeltaFIFO(Options{KnownObjects: known, EmitDeltaTypeReplaced: true})
+	f := newDeltaFIFO(t, Options{KnownObjects: known, EmitDeltaTypeReplaced: true})
+	t.Log("reflector (played by the test): two relists in a row, neither has foo (cached at rv 1)")
 	require.NoError(t, f.Replace(nil, "2"))
 	require.NoError(t, f.Replace(nil, "3"))
 
@@ -189,7 +213,8 @@ func TestDeltaFIFO_ReplaceEmitsReplacedOrSync(t *testing.T) {
 		emitReplaced bool
 		want         string
 	}{{false, "foo{Sync 1}"}, {true, "foo{Replaced 1}"}} {
-		f := NewDeltaFIFO(Options{EmitDeltaTypeReplaced: tt.emitReplaced})
+		f := newDeltaFIFO(t, Options{EmitDeltaTypeReplaced: tt.emitReplaced})
+		t.Logf("reflector (played by the test): a list of foo, EmitDeltaTypeReplaced=%v", tt.emitReplaced)
 		require.NoError(t, f.Replace([]api.Object{cm("foo", "1")}, "1"))
 		require.Equal(t, tt.want, formatDeltaFIFO(f), "EmitDeltaTypeReplaced=%v", tt.emitReplaced)
 	}
@@ -200,7 +225,8 @@ func TestDeltaFIFO_ReplaceEmitsReplacedOrSync(t *testing.T) {
 // the Sync here and lost the object (kubernetes#83810, fixed by #83911).
 func TestDeltaFIFO_ReplaceAfterDeleteStillSyncs(t *testing.T) {
 	known := newKnown(cm("foo", "1"))
-	f := NewDeltaFIFO(Options{KnownObjects: known})
+	f := newDeltaFIFO(t, Options{KnownObjects: known})
+	t.Log("reflector (played by the test): foo deleted; then a relist has foo again (recreated at rv 5)")
 	require.NoError(t, f.Delete(cm("foo", "1")))
 
 	require.NoError(t, f.Replace([]api.Object{cm("foo", "5")}, "5"))
@@ -218,7 +244,9 @@ func TestDeltaFIFO_ReplaceAfterDeleteStillSyncs(t *testing.T) {
 // into the queue).
 func TestDeltaFIFO_ResyncSkipsKeysWithPendingDeltas(t *testing.T) {
 	known := newKnown(cm("foo", "1"), cm("bar", "1"), cm("gone", "1"))
-	f := NewDeltaFIFO(Options{KnownObjects: known})
+	f := newDeltaFIFO(t, Options{KnownObjects: known})
+	t.Logf("informer cache: %s", formatCache(known))
+	t.Log("reflector (played by the test): foo updated, gone deleted; then the resync timer fires")
 	require.NoError(t, f.Update(cm("foo", "2")))
 	require.NoError(t, f.Delete(cm("gone", "2")))
 
@@ -226,7 +254,7 @@ func TestDeltaFIFO_ResyncSkipsKeysWithPendingDeltas(t *testing.T) {
 
 	require.Equal(t, "foo{Updated 2} gone{Deleted 2} bar{Sync 1}", formatDeltaFIFO(f))
 
-	require.NoError(t, NewDeltaFIFO(Options{}).Resync(), "without known objects Resync does nothing")
+	require.NoError(t, newDeltaFIFO(t, Options{}).Resync(), "without known objects Resync does nothing")
 }
 
 // HasSynced is true once every item of the first Replace, tombstones
@@ -235,9 +263,10 @@ func TestDeltaFIFO_ResyncSkipsKeysWithPendingDeltas(t *testing.T) {
 // for HasSynced).
 func TestDeltaFIFO_HasSyncedAfterInitialListPopped(t *testing.T) {
 	known := newKnown(cm("stale", "1"))
-	f := NewDeltaFIFO(Options{KnownObjects: known, EmitDeltaTypeReplaced: true})
+	f := newDeltaFIFO(t, Options{KnownObjects: known, EmitDeltaTypeReplaced: true})
 	require.False(t, f.HasSynced(), "nothing listed yet")
 
+	t.Log("reflector (played by the test): the first list (a, b; stale is gone), then a watch event for c")
 	require.NoError(t, f.Replace([]api.Object{cm("a", "5"), cm("b", "5")}, "5"))
 	require.NoError(t, f.Add(cm("c", "6"))) // a watch event after the list
 	require.False(t, f.HasSynced())
@@ -248,6 +277,7 @@ func TestDeltaFIFO_HasSyncedAfterInitialListPopped(t *testing.T) {
 		require.True(t, initial, "an item of the first list")
 	}
 	require.True(t, f.HasSynced(), "the initial list (3 items with the tombstone) is out")
+	t.Log("deltafifo: HasSynced is now true: the 3 items of the first list (tombstone included) have been popped")
 
 	d, initial := popOne(t, f)
 	require.Equal(t, "{Added 6}", formatDeltas(d))
@@ -256,7 +286,7 @@ func TestDeltaFIFO_HasSyncedAfterInitialListPopped(t *testing.T) {
 	require.NoError(t, f.Replace([]api.Object{cm("a", "9")}, "9"))
 	require.True(t, f.HasSynced(), "only the first Replace counts")
 
-	addFirst := NewDeltaFIFO(Options{})
+	addFirst := newDeltaFIFO(t, Options{})
 	require.NoError(t, addFirst.Add(cm("x", "1")))
 	require.True(t, addFirst.HasSynced(), "an Add before any Replace marks the queue synced (as in client-go)")
 }
@@ -264,12 +294,12 @@ func TestDeltaFIFO_HasSyncedAfterInitialListPopped(t *testing.T) {
 // Pop blocks while the queue is empty, returns as soon as something is
 // added, and Close unblocks it with ErrFIFOClosed.
 func TestDeltaFIFO_PopBlocksUntilAddOrClose(t *testing.T) {
-	testPopBlocksUntilAddOrClose(t, func() Queue { return NewDeltaFIFO(Options{}) })
+	testPopBlocksUntilAddOrClose(t, func(t *testing.T) Queue { return newDeltaFIFO(t, Options{}) })
 }
 
-func testPopBlocksUntilAddOrClose(t *testing.T, newQueue func() Queue) {
+func testPopBlocksUntilAddOrClose(t *testing.T, newQueue func(t *testing.T) Queue) {
 	synctest.Test(t, func(t *testing.T) {
-		q := newQueue()
+		q := newQueue(t)
 		type result struct {
 			d   Deltas
 			err error
@@ -290,7 +320,9 @@ func testPopBlocksUntilAddOrClose(t *testing.T, newQueue func() Queue) {
 			t.Fatalf("Pop returned on an empty queue: %v", r)
 		default:
 		}
+		t.Log("informer (played by the test): Pop on the empty queue is blocked")
 
+		t.Log("reflector (played by the test): adding foo")
 		require.NoError(t, q.Add(cm("foo", "1")))
 		r := <-got
 		require.NoError(t, r.err)
@@ -298,17 +330,20 @@ func testPopBlocksUntilAddOrClose(t *testing.T, newQueue func() Queue) {
 
 		got = pop()
 		synctest.Wait()
+		t.Log("informer (played by the test): Pop is blocked again; closing the queue")
 		q.Close()
 		r = <-got
 		require.ErrorIs(t, r.err, ErrFIFOClosed)
+		t.Logf("deltafifo: the blocked Pop returned: %v", r.err)
 	})
 }
 
 // After Close, Pop still hands out what was queued, then ErrFIFOClosed;
 // writes fail.
 func TestDeltaFIFO_PopDrainsQueueAfterClose(t *testing.T) {
-	f := NewDeltaFIFO(Options{KnownObjects: newKnown(cm("foo", "1"))})
+	f := newDeltaFIFO(t, Options{KnownObjects: newKnown(cm("foo", "1"))})
 	require.NoError(t, f.Add(cm("bar", "1")))
+	t.Log("informer (played by the test): closing the queue with bar still queued; writes now fail")
 	f.Close()
 	require.True(t, f.IsClosed())
 
@@ -322,27 +357,30 @@ func TestDeltaFIFO_PopDrainsQueueAfterClose(t *testing.T) {
 	require.Equal(t, "{Added 1}", formatDeltas(d))
 	_, err := f.Pop(func(Deltas, bool) error { return nil })
 	require.ErrorIs(t, err, ErrFIFOClosed)
+	t.Logf("deltafifo: bar popped after Close; the next Pop: %v", err)
 }
 
 // A process error is returned by Pop and the item is gone: there is no
 // requeue (ErrRequeue was removed from client-go in 1.33, see
 // docs/deltafifo.md).
 func TestDeltaFIFO_ProcessErrorIsNotRequeued(t *testing.T) {
-	f := NewDeltaFIFO(Options{})
+	f := newDeltaFIFO(t, Options{})
 	require.NoError(t, f.Add(cm("foo", "1")))
 	errBoom := errors.New("boom")
 
 	d, err := f.Pop(func(Deltas, bool) error { return errBoom })
+	t.Logf("informer (played by the test): process failed: %v", err)
 
 	require.ErrorIs(t, err, errBoom)
 	require.Equal(t, "{Added 1}", formatDeltas(d), "Pop returns the item it failed to process")
 	require.Zero(t, f.Len(), "and does not put it back")
+	t.Logf("deltafifo: foo is not requeued: %d items queued", f.Len())
 }
 
 // process runs while Pop holds the queue's lock, so nothing can write to the
 // queue (or read it) until the informer has applied the deltas to its cache.
 func TestDeltaFIFO_PopProcessesUnderTheLock(t *testing.T) {
-	f := NewDeltaFIFO(Options{})
+	f := newDeltaFIFO(t, Options{})
 	require.NoError(t, f.Add(cm("foo", "1")))
 	var lockedDuringProcess bool
 	_, err := f.Pop(func(Deltas, bool) error {
@@ -353,6 +391,7 @@ func TestDeltaFIFO_PopProcessesUnderTheLock(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
+	t.Logf("informer (played by the test): inside process, the queue's lock was held: %v", lockedDuringProcess)
 	require.True(t, lockedDuringProcess, "the queue is locked while process runs")
 	require.True(t, f.lock.TryRLock(), "and unlocked after")
 	f.lock.RUnlock()
@@ -375,7 +414,7 @@ func TestDeltaFIFO_TransformRunsBeforeQueueing(t *testing.T) {
 		return c
 	}
 	known := newKnown(cm("cached", "1"), cm("vanished", "1"))
-	f := NewDeltaFIFO(Options{KnownObjects: known, Transformer: strip})
+	f := newDeltaFIFO(t, Options{KnownObjects: known, Transformer: strip})
 
 	require.NoError(t, f.Add(annotated("a", "1")))
 	require.NoError(t, f.Update(annotated("a", "2")))
@@ -395,16 +434,16 @@ func TestDeltaFIFO_TransformRunsBeforeQueueing(t *testing.T) {
 	require.Equal(t, 5, calls, "Resync replays cached objects, already transformed")
 	require.Equal(t, "a{Sync 3} cached{Sync 3}", formatDeltaFIFO(f))
 
-	failing := NewDeltaFIFO(Options{Transformer: func(api.Object) (api.Object, error) { return nil, errors.New("bad") }})
+	failing := newDeltaFIFO(t, Options{Transformer: func(api.Object) (api.Object, error) { return nil, errors.New("bad") }})
 	require.ErrorContains(t, failing.Add(cm("x", "1")), "transform /x: bad")
-	returnsNil := NewDeltaFIFO(Options{Transformer: func(api.Object) (api.Object, error) { return nil, nil }})
+	returnsNil := newDeltaFIFO(t, Options{Transformer: func(api.Object) (api.Object, error) { return nil, nil }})
 	require.ErrorContains(t, returnsNil.Add(cm("x", "1")), "returned nil")
 	require.Zero(t, failing.Len()+returnsNil.Len())
 }
 
 // ListKeys and List are in queue order; Get and GetByKey return copies.
 func TestDeltaFIFO_ListAndGetOverQueuedItems(t *testing.T) {
-	f := NewDeltaFIFO(Options{KnownObjects: newKnown(cm("old", "1"))})
+	f := newDeltaFIFO(t, Options{KnownObjects: newKnown(cm("old", "1"))})
 	require.NoError(t, f.Add(cm("b", "1")))
 	require.NoError(t, f.Add(cm("a", "1")))
 	require.NoError(t, f.Update(cm("b", "2")))
@@ -431,7 +470,7 @@ func TestDeltaFIFO_ListAndGetOverQueuedItems(t *testing.T) {
 }
 
 func TestDeltaFIFO_KeyOf(t *testing.T) {
-	f := NewDeltaFIFO(Options{})
+	f := newDeltaFIFO(t, Options{})
 	tests := []struct {
 		name    string
 		obj     any
@@ -447,6 +486,7 @@ func TestDeltaFIFO_KeyOf(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := f.KeyOf(tt.obj)
+			t.Logf("deltafifo: KeyOf(%s) = %q, err: %v", tt.name, got, err)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				return
@@ -463,22 +503,29 @@ func TestDeletionHandlingMetaNamespaceKeyFunc(t *testing.T) {
 	key, err := DeletionHandlingMetaNamespaceKeyFunc(DeletedFinalStateUnknown{Key: "default/web-0"})
 	require.NoError(t, err)
 	require.Equal(t, "default/web-0", key)
+	t.Logf("deltafifo: a tombstone for default/web-0 has the key %q", key)
 	key, err = DeletionHandlingMetaNamespaceKeyFunc(cm("default/web-1", "1"))
 	require.NoError(t, err)
 	require.Equal(t, "default/web-1", key)
+	t.Logf("deltafifo: the object default/web-1 has the key %q", key)
 	_, err = DeletionHandlingMetaNamespaceKeyFunc(nil)
 	require.Error(t, err)
+	t.Logf("deltafifo: nil has no key: %v", err)
 }
 
 // Bad input is refused with a clear error, never a panic, and queues nothing.
 func TestDeltaFIFO_RejectsBadInput(t *testing.T) {
-	f := NewDeltaFIFO(Options{})
-	require.ErrorIs(t, f.Add(nil), errNilObject)
-	require.ErrorIs(t, f.Update((*api.ConfigMap)(nil)), errNilObject)
-	require.ErrorIs(t, f.Delete(nil), errNilObject)
-	require.ErrorContains(t, f.Add(&api.ConfigMap{}), "without a name")
-	require.ErrorContains(t, f.Replace([]api.Object{cm("ok", "1"), nil}, "1"), "replace: item 1: deltafifo: nil object")
+	f := newDeltaFIFO(t, Options{})
+	refused := func(what string, err error) error {
+		t.Logf("deltafifo: %s refused: %v", what, err)
+		return err
+	}
+	require.ErrorIs(t, refused("Add(nil)", f.Add(nil)), errNilObject)
+	require.ErrorIs(t, refused("Update(typed nil)", f.Update((*api.ConfigMap)(nil))), errNilObject)
+	require.ErrorIs(t, refused("Delete(nil)", f.Delete(nil)), errNilObject)
+	require.ErrorContains(t, refused("Add(unnamed)", f.Add(&api.ConfigMap{})), "without a name")
+	require.ErrorContains(t, refused("Replace(ok, nil)", f.Replace([]api.Object{cm("ok", "1"), nil}, "1")), "replace: item 1: deltafifo: nil object")
 	require.Zero(t, f.Len(), "a bad list queues nothing, not even its good items")
 	_, err := f.Pop(nil)
-	require.ErrorContains(t, err, "needs a process function")
+	require.ErrorContains(t, refused("Pop(nil)", err), "needs a process function")
 }

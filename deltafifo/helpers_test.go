@@ -2,12 +2,63 @@ package deltafifo
 
 import (
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
+	"testing"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/indexer"
+	"github.com/kinformer/kinformer/trace"
 )
+
+// newDeltaFIFO is NewDeltaFIFO with the queue's trace written to t.Log, so
+// that `go test -run X -v` shows every delta queued, collapsed, replaced and
+// popped, and a plain `go test` stays quiet. opts.Tracer, if set, wins.
+func newDeltaFIFO(t testing.TB, opts Options) *DeltaFIFO {
+	if opts.Tracer == nil {
+		opts.Tracer = trace.ForTest(t)
+	}
+	return NewDeltaFIFO(opts)
+}
+
+// newRealFIFO is NewRealFIFO with the queue's trace written to t.Log.
+func newRealFIFO(t testing.TB, opts RealFIFOOptions) *RealFIFO {
+	if opts.Tracer == nil {
+		opts.Tracer = trace.ForTest(t)
+	}
+	return NewRealFIFO(opts)
+}
+
+// traced returns a Tracer that writes to t.Log and records into a
+// Recorder, for a test that asserts on what the trace shows.
+func traced(t testing.TB) (*trace.Tracer, *trace.Recorder) {
+	rec := trace.NewRecorder()
+	return tee(trace.ForTest(t), rec.Tracer()), rec
+}
+
+// tee is a Tracer that reports every event to each of tracers.
+func tee(tracers ...*trace.Tracer) *trace.Tracer {
+	return trace.New(trace.Func(func(e trace.Event) {
+		attrs := append([]slog.Attr{slog.String(trace.KeyStage, e.Stage)}, e.Attrs...)
+		for _, t := range tracers {
+			if e.Level >= slog.LevelWarn {
+				t.Warn(e.What, attrs...)
+			} else {
+				t.Event(e.What, attrs...)
+			}
+		}
+	}))
+}
+
+// whats returns the What of each event, in order.
+func whats(events []trace.Event) []string {
+	out := make([]string, len(events))
+	for i, e := range events {
+		out[i] = e.What
+	}
+	return out
+}
 
 // cm returns a ConfigMap for key ("name" or "namespace/name") at
 // resourceVersion rv: small test objects whose printed form is just rv.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -15,7 +16,7 @@ import (
 // Every notification is kept, in arrival order, one Delta per Pop: nothing
 // is merged per key, not even two deletions.
 func TestRealFIFO_KeepsEveryNotificationInOrder(t *testing.T) {
-	f := NewRealFIFO(RealFIFOOptions{})
+	f := newRealFIFO(t, RealFIFOOptions{})
 	require.NoError(t, f.Add(cm("foo", "1")))
 	require.NoError(t, f.Add(cm("bar", "1")))
 	require.NoError(t, f.Update(cm("foo", "2")))
@@ -32,9 +33,11 @@ func TestRealFIFO_KeepsEveryNotificationInOrder(t *testing.T) {
 
 // Delete is queued even for a key nobody knows: every notification counts.
 func TestRealFIFO_DeleteIsAlwaysQueued(t *testing.T) {
-	f := NewRealFIFO(RealFIFOOptions{KnownObjects: newKnown()})
+	f := newRealFIFO(t, RealFIFOOptions{KnownObjects: newKnown()})
+	t.Log("reflector (played by the test): DELETED for stranger, a key neither queued nor cached")
 	require.NoError(t, f.Delete(cm("stranger", "1")))
 	require.Equal(t, "stranger Deleted 1", formatRealFIFO(f))
+	t.Logf("deltafifo: the RealFIFO queued it anyway: %s", formatRealFIFO(f))
 }
 
 // Replace queues tombstones first (queued keys the list lacks, unless their
@@ -42,12 +45,14 @@ func TestRealFIFO_DeleteIsAlwaysQueued(t *testing.T) {
 // not queued), then a Replaced delta per listed object, always Replaced.
 func TestRealFIFO_ReplaceQueuesTombstonesThenReplaced(t *testing.T) {
 	known := newKnown(cm("cached", "1"), cm("listed", "1"), cm("queued", "1"))
-	f := NewRealFIFO(RealFIFOOptions{KnownObjects: known})
+	f := newRealFIFO(t, RealFIFOOptions{KnownObjects: known})
 	require.NoError(t, f.Add(cm("onlyqueued", "2")))
 	require.NoError(t, f.Update(cm("queued", "2")))
 	require.NoError(t, f.Add(cm("deleted", "2")))
 	require.NoError(t, f.Delete(cm("deleted", "3")))
 
+	t.Logf("informer cache: %s", formatCache(known))
+	t.Log("reflector (played by the test): a relist at rv=9 has only listed and new")
 	require.NoError(t, f.Replace([]api.Object{cm("listed", "9"), cm("new", "9")}, "9"))
 
 	require.Equal(t, "onlyqueued Added 2 | queued Updated 2 | deleted Added 2 | deleted Deleted 3"+
@@ -63,15 +68,15 @@ func TestRealFIFO_ReplaceQueuesTombstonesThenReplaced(t *testing.T) {
 // As in the DeltaFIFO, Resync skips keys with something queued.
 func TestRealFIFO_ResyncSkipsKeysInQueue(t *testing.T) {
 	known := newKnown(cm("foo", "1"), cm("bar", "1"))
-	f := NewRealFIFO(RealFIFOOptions{KnownObjects: known})
+	f := newRealFIFO(t, RealFIFOOptions{KnownObjects: known})
 	require.NoError(t, f.Update(cm("foo", "2")))
 	require.NoError(t, f.Resync())
 	require.Equal(t, "foo Updated 2 | bar Sync 1", formatRealFIFO(f))
-	require.NoError(t, NewRealFIFO(RealFIFOOptions{}).Resync())
+	require.NoError(t, newRealFIFO(t, RealFIFOOptions{}).Resync())
 }
 
 func TestRealFIFO_HasSyncedAfterInitialListPopped(t *testing.T) {
-	f := NewRealFIFO(RealFIFOOptions{KnownObjects: newKnown(cm("stale", "1"))})
+	f := newRealFIFO(t, RealFIFOOptions{KnownObjects: newKnown(cm("stale", "1"))})
 	require.False(t, f.HasSynced())
 	require.NoError(t, f.Replace([]api.Object{cm("a", "5")}, "5"))
 	require.NoError(t, f.Update(cm("a", "6")))
@@ -87,11 +92,11 @@ func TestRealFIFO_HasSyncedAfterInitialListPopped(t *testing.T) {
 }
 
 func TestRealFIFO_PopBlocksUntilAddOrClose(t *testing.T) {
-	testPopBlocksUntilAddOrClose(t, func() Queue { return NewRealFIFO(RealFIFOOptions{}) })
+	testPopBlocksUntilAddOrClose(t, func(t *testing.T) Queue { return newRealFIFO(t, RealFIFOOptions{}) })
 }
 
 func TestRealFIFO_ClosedAndBadInput(t *testing.T) {
-	f := NewRealFIFO(RealFIFOOptions{})
+	f := newRealFIFO(t, RealFIFOOptions{})
 	require.ErrorIs(t, f.Add(nil), errNilObject)
 	require.ErrorContains(t, f.Add(&api.ConfigMap{}), "without a name")
 	require.ErrorContains(t, f.Replace([]api.Object{nil}, "1"), "item 0")
@@ -112,7 +117,7 @@ func TestRealFIFO_ClosedAndBadInput(t *testing.T) {
 func TestRealFIFO_TransformSkipsSyncAndTombstones(t *testing.T) {
 	calls := 0
 	known := newKnown(cm("cached", "1"), cm("vanished", "1"))
-	f := NewRealFIFO(RealFIFOOptions{KnownObjects: known, Transformer: func(o api.Object) (api.Object, error) {
+	f := newRealFIFO(t, RealFIFOOptions{KnownObjects: known, Transformer: func(o api.Object) (api.Object, error) {
 		calls++
 		return o, nil
 	}})
@@ -125,7 +130,7 @@ func TestRealFIFO_TransformSkipsSyncAndTombstones(t *testing.T) {
 	require.NoError(t, f.Resync())
 	require.Equal(t, 3, calls, "not the Sync deltas")
 
-	failing := NewRealFIFO(RealFIFOOptions{Transformer: func(api.Object) (api.Object, error) { return nil, errors.New("bad") }})
+	failing := newRealFIFO(t, RealFIFOOptions{Transformer: func(api.Object) (api.Object, error) { return nil, errors.New("bad") }})
 	require.ErrorContains(t, failing.Add(cm("x", "1")), "bad")
 	require.Zero(t, failing.Len())
 }
@@ -164,10 +169,10 @@ func TestQueues_SideBySide(t *testing.T) {
 		return append(popped, drain(q, length)...)
 	}
 
-	df := NewDeltaFIFO(Options{})
+	df := newDeltaFIFO(t, Options{})
 	require.Equal(t, []string{"13", "1", "30", "14"}, run(df, df.Len), "DeltaFIFO: one pop per key, newest shown")
 
-	rf := NewRealFIFO(RealFIFOOptions{})
+	rf := newRealFIFO(t, RealFIFOOptions{})
 	require.Equal(t, []string{"10", "1", "11", "13", "30", "14"}, run(rf, rf.Len), "RealFIFO: every notification in order")
 }
 
@@ -175,15 +180,19 @@ func TestQueues_SideBySide(t *testing.T) {
 // processed exactly once and in order, on both queues.
 func TestQueues_ConcurrentProducersAndConsumers(t *testing.T) {
 	for _, tt := range []struct {
-		name  string
-		queue Queue
+		name     string
+		newQueue func(*trace.Tracer) Queue
 	}{
-		{"DeltaFIFO", NewDeltaFIFO(Options{})},
-		{"RealFIFO", NewRealFIFO(RealFIFOOptions{})},
+		{"DeltaFIFO", func(tr *trace.Tracer) Queue { return NewDeltaFIFO(Options{Tracer: tr}) }},
+		{"RealFIFO", func(tr *trace.Tracer) Queue { return NewRealFIFO(RealFIFOOptions{Tracer: tr}) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			const producers, keysEach, versions, consumers = 4, 25, 20, 3
-			q := tt.queue
+			// Thousands of events: recorded and summed up, not logged one by one.
+			rec := trace.NewRecorder()
+			q := tt.newQueue(rec.Tracer())
+			t.Logf("deltafifo (%s): %d producers write %d versions of %d keys each while %d consumers pop",
+				tt.name, producers, versions, keysEach, consumers)
 			seen := map[string][]int{} // only touched in process, which runs under the queue's lock
 
 			var consumersDone sync.WaitGroup
@@ -236,6 +245,13 @@ func TestQueues_ConcurrentProducersAndConsumers(t *testing.T) {
 			for key, rvs := range seen {
 				require.Equal(t, want, rvs, "key %s: every version, once, in order", key)
 			}
+			counts := map[string]int{}
+			for _, e := range rec.Events() {
+				counts[e.What]++
+			}
+			t.Logf("deltafifo (%s): trace: %d delta queued, %d pop; every key's %d versions processed once, in order",
+				tt.name, counts["delta queued"], counts["pop"], versions)
+			require.Equal(t, producers*keysEach*versions, counts["delta queued"])
 		})
 	}
 }

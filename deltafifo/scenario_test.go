@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Scenario scripts: testdata/*.txt. Try a sequence of queue operations
@@ -110,12 +111,16 @@ func runScenarioFile(t *testing.T, file string) {
 	if err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	var r scenario
+	r := scenario{tracer: trace.ForTest(t)}
 	for i := range steps {
 		s := &steps[i]
+		t.Logf("> %s", s.command)
 		got, err := r.run(s.command)
 		if err != nil {
 			t.Fatalf("%s:%d: %s: %v", file, s.line, s.command, err)
+		}
+		for _, line := range got {
+			t.Logf("  %s", line)
 		}
 		if *update {
 			s.output = got
@@ -140,6 +145,9 @@ type scenario struct {
 	delta *DeltaFIFO // the queue, if it is a DeltaFIFO
 	real  *RealFIFO  // the queue, if it is a RealFIFO
 	known *sortedKnown
+	// tracer is the queue's Tracer: under -v the queue's trace follows
+	// each command.
+	tracer *trace.Tracer
 }
 
 // run executes one command and returns what it prints, or an error if the
@@ -229,11 +237,11 @@ func (s *scenario) start(opts []string) ([]string, error) {
 		s.known, knownObjects, knownText = &k, k, "the cache"
 	}
 	if opts[0] == "real" {
-		s.real = NewRealFIFO(RealFIFOOptions{KnownObjects: knownObjects})
+		s.real = NewRealFIFO(RealFIFOOptions{KnownObjects: knownObjects, Tracer: s.tracer})
 		s.queue = s.real
 		return []string{"RealFIFO, KnownObjects: " + knownText}, nil
 	}
-	s.delta = NewDeltaFIFO(Options{KnownObjects: knownObjects, EmitDeltaTypeReplaced: replaced})
+	s.delta = NewDeltaFIFO(Options{KnownObjects: knownObjects, EmitDeltaTypeReplaced: replaced, Tracer: s.tracer})
 	s.queue = s.delta
 	return []string{fmt.Sprintf("DeltaFIFO, EmitDeltaTypeReplaced: %v, KnownObjects: %s", replaced, knownText)}, nil
 }

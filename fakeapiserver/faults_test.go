@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // FailRequests makes chosen requests fail, so a client's backoff and retry
@@ -145,7 +146,7 @@ func TestServer_CloseEndsADelayedWatch(t *testing.T) {
 // Serve shuts down cleanly even with watches open: it ends them first,
 // since an http.Server's Shutdown waits for open requests.
 func TestServer_ServeStopsWithOpenWatches(t *testing.T) {
-	srv := New(Options{})
+	srv := New(Options{Tracer: trace.ForTest(t)})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -155,10 +156,12 @@ func TestServer_ServeStopsWithOpenWatches(t *testing.T) {
 	require.NoError(t, err)
 	defer resp.Body.Close()
 	require.Eventually(t, func() bool { return srv.OpenWatches("pods") == 1 }, 5*time.Second, time.Millisecond)
+	t.Log("server: cancelling Serve's context with a watch open")
 	cancel()
 	select {
 	case err := <-done:
 		require.NoError(t, err)
+		t.Log("server: Serve returned")
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve did not return")
 	}

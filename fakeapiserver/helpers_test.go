@@ -17,6 +17,7 @@ import (
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/internal/clock"
 	"github.com/kinformer/kinformer/internal/leakcheck"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // TestMain fails the package if a test leaves a goroutine of this package
@@ -38,6 +39,11 @@ func newEnv(t *testing.T, opts Options) *env {
 	clk := clock.NewFakeClock(epoch)
 	if opts.Clock == nil {
 		opts.Clock = clk
+	}
+	// The server's trace goes to t.Log: under -v a test shows each commit,
+	// list served, watch opened and frame sent.
+	if opts.Tracer == nil {
+		opts.Tracer = trace.ForTest(t)
 	}
 	srv := New(opts)
 	hs := httptest.NewServer(srv)

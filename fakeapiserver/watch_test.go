@@ -108,9 +108,11 @@ func TestWatch_TooOldVersionIsErrorFrame410(t *testing.T) {
 	for i := range 3 {
 		e.createPod("default", fmt.Sprintf("p%d", i), nil)
 	}
+	t.Logf("client (raw HTTP, the test): watching pods from rv=%s, older than the server's history of 2 events", first.ResourceVersion)
 	ws := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=" + first.ResourceVersion)
 	require.Equal(t, http.StatusOK, ws.resp.StatusCode)
 	f := ws.next()
+	t.Logf("client (raw HTTP, the test): HTTP %d, then the frame %s", ws.resp.StatusCode, strings.TrimSpace(f.raw))
 	require.Equal(t, api.Error, f.Type)
 	rv, _ := strconv.Atoi(e.srv.ResourceVersion())
 	require.JSONEq(t, fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: %s (%d)","reason":"Expired","code":410}`, first.ResourceVersion, rv-1), string(f.Object))

@@ -3,6 +3,7 @@ package indexer
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -15,11 +16,11 @@ import (
 // byApp is an index by the "app" label.
 const byApp = "app"
 
-func newTestIndexer() Indexer {
-	return NewIndexer(MetaNamespaceKeyFunc, Indexers{
+func newTestIndexer(t testing.TB) Indexer {
+	return told(t, NewIndexer(MetaNamespaceKeyFunc, Indexers{
 		NamespaceIndex: MetaNamespaceIndexFunc,
 		byApp:          LabelIndexFunc("app"),
-	})
+	}))
 }
 
 func sortedKeys(t *testing.T, idx Indexer, indexName, value string) []string {
@@ -92,7 +93,7 @@ func requireIndicesConsistent(t *testing.T, idx Indexer) {
 // Article: "informer" notes §2.2 (index functions registered up front build
 // indices as objects are added; lookups go by index value).
 func TestIndexer_ByIndexAndIndexKeys(t *testing.T) {
-	idx := newTestIndexer()
+	idx := newTestIndexer(t)
 	require.NoError(t, idx.Add(pod("default", "web-0", "1", "app", "web")))
 	require.NoError(t, idx.Add(pod("default", "web-1", "1", "app", "web")))
 	require.NoError(t, idx.Add(pod("default", "db-0", "1", "app", "db")))
@@ -123,7 +124,7 @@ func TestIndexer_ByIndexAndIndexKeys(t *testing.T) {
 // removing the old object's. The relabelled Pod must leave app=a.
 // Article: "informer" notes §2.2.
 func TestIndexer_UpdateMovesIndexEntries(t *testing.T) {
-	idx := newTestIndexer()
+	idx := newTestIndexer(t)
 	require.NoError(t, idx.Add(pod("default", "p", "1", "app", "a")))
 	require.NoError(t, idx.Add(pod("default", "q", "1", "app", "a")))
 
@@ -146,7 +147,7 @@ func TestIndexer_UpdateMovesIndexEntries(t *testing.T) {
 // joins the new ones. (The fast path for an unchanged single value must not
 // swallow this case.)
 func TestIndexer_UpdateMovesMultiValuedIndexEntries(t *testing.T) {
-	idx := NewIndexer(nil, Indexers{"finalizer": byFinalizer})
+	idx := told(t, NewIndexer(nil, Indexers{"finalizer": byFinalizer}))
 	require.NoError(t, idx.Add(withFinalizers("p", "x", "y")))
 
 	require.NoError(t, idx.Update(withFinalizers("p", "x", "z")))
@@ -158,7 +159,7 @@ func TestIndexer_UpdateMovesMultiValuedIndexEntries(t *testing.T) {
 }
 
 func TestIndexer_DeleteRemovesIndexEntries(t *testing.T) {
-	idx := newTestIndexer()
+	idx := newTestIndexer(t)
 	require.NoError(t, idx.Add(pod("default", "p", "1", "app", "a")))
 	require.NoError(t, idx.Add(pod("default", "q", "1", "app", "a")))
 
@@ -172,10 +173,15 @@ func TestIndexer_DeleteRemovesIndexEntries(t *testing.T) {
 // An index value nobody has any more is removed, not kept with an empty set
 // (kubernetes#84959: an index over short-lived values grew without bound).
 func TestIndexer_EmptyIndexSetsAreDeleted(t *testing.T) {
-	idx := newTestIndexer()
+	idx := newTestIndexer(t)
+	t.Log("indexer: 100 updates of default/p, each with a new app label value; the log shows the first 3 and the last")
 	for i := range 100 {
 		p := pod("default", "p", fmt.Sprint(i), "app", fmt.Sprintf("v%d", i))
-		require.NoError(t, idx.Update(p))
+		if i < 3 || i == 99 {
+			require.NoError(t, idx.Update(p))
+		} else {
+			require.NoError(t, idx.(toldIndexer).Indexer.Update(p)) // the same indexer, untold
+		}
 	}
 	require.Equal(t, []string{"v99"}, idx.ListIndexFuncValues(byApp), "only the current value remains")
 
@@ -188,7 +194,7 @@ func TestIndexer_EmptyIndexSetsAreDeleted(t *testing.T) {
 // content and its index entries and indexes the new list from scratch.
 // Article: "如何高效掌控K8s资源变化" by 王成 (syncWith → Replace).
 func TestIndexer_ReplaceRebuildsIndices(t *testing.T) {
-	idx := newTestIndexer()
+	idx := newTestIndexer(t)
 	require.NoError(t, idx.Add(pod("default", "gone", "1", "app", "old")))
 	require.NoError(t, idx.Add(pod("default", "kept", "1", "app", "old")))
 
@@ -206,7 +212,7 @@ func TestIndexer_ReplaceRebuildsIndices(t *testing.T) {
 // Index with a multi-valued IndexFunc returns every object sharing at least
 // one value, each once.
 func TestIndexer_IndexReturnsObjectsSharingAnyValue(t *testing.T) {
-	idx := NewIndexer(nil, Indexers{"finalizer": byFinalizer})
+	idx := told(t, NewIndexer(nil, Indexers{"finalizer": byFinalizer}))
 	require.NoError(t, idx.Add(withFinalizers("a", "x", "y")))
 	require.NoError(t, idx.Add(withFinalizers("b", "y")))
 	require.NoError(t, idx.Add(withFinalizers("c", "z")))
@@ -221,7 +227,7 @@ func TestIndexer_IndexReturnsObjectsSharingAnyValue(t *testing.T) {
 // client-go of the articles refused once the informer had started; client-go
 // HEAD and kinformer back-fill.
 func TestIndexer_AddIndexersIndexesExistingObjects(t *testing.T) {
-	idx := NewIndexer(nil, nil)
+	idx := told(t, NewIndexer(nil, nil))
 	require.NoError(t, idx.Add(pod("default", "web-0", "1", "app", "web")))
 	require.NoError(t, idx.Add(pod("prod", "web-0", "1", "app", "web")))
 
@@ -236,16 +242,17 @@ func TestIndexer_AddIndexersIndexesExistingObjects(t *testing.T) {
 }
 
 func TestIndexer_AddIndexersRejectsTakenNameOrNilFunc(t *testing.T) {
-	idx := newTestIndexer()
+	idx := newTestIndexer(t)
 	require.ErrorContains(t, idx.AddIndexers(Indexers{NamespaceIndex: MetaNamespaceIndexFunc}), `index "namespace" already exists`)
 	require.ErrorContains(t, idx.AddIndexers(Indexers{"x": nil}), "nil IndexFunc")
 	require.Len(t, idx.GetIndexers(), 2)
 }
 
 func TestIndexer_GetIndexersReturnsCopy(t *testing.T) {
-	idx := newTestIndexer()
+	idx := newTestIndexer(t)
 	idx.GetIndexers()["sneaky"] = MetaNamespaceIndexFunc
 	require.Len(t, idx.GetIndexers(), 2)
+	t.Logf("indexer: a caller added \"sneaky\" to the map GetIndexers returned; the indexer still has %d indices", len(idx.GetIndexers()))
 }
 
 // An IndexFunc that fails makes the write fail with its error and change
@@ -255,7 +262,7 @@ func TestIndexer_IndexFuncErrorLeavesStoreUnchanged(t *testing.T) {
 	newIdx := func(t *testing.T) Indexer {
 		// Namespace sorts before "strict", so a half-done write would show
 		// up in the namespace index.
-		idx := NewIndexer(nil, Indexers{NamespaceIndex: MetaNamespaceIndexFunc, "strict": strict})
+		idx := told(t, NewIndexer(nil, Indexers{NamespaceIndex: MetaNamespaceIndexFunc, "strict": strict}))
 		require.NoError(t, idx.Add(pod("default", "p", "1", "app", "a")))
 		return idx
 	}
@@ -282,7 +289,7 @@ func TestIndexer_IndexFuncErrorLeavesStoreUnchanged(t *testing.T) {
 		requireIndicesConsistent(t, idx)
 	})
 	t.Run("AddIndexers", func(t *testing.T) {
-		idx := NewIndexer(nil, nil)
+		idx := told(t, NewIndexer(nil, nil))
 		require.NoError(t, idx.Add(pod("default", "unlabelled", "1")))
 		require.ErrorIs(t, idx.AddIndexers(Indexers{"strict": strict}), errBad)
 		require.Empty(t, idx.GetIndexers())
@@ -294,7 +301,7 @@ func TestIndexer_IndexFuncErrorLeavesStoreUnchanged(t *testing.T) {
 // old values are unknown: Update and Delete drop the key from every value of
 // that index, so no stale entry survives.
 func TestIndexer_OldObjectIndexErrorDropsKeyEverywhere(t *testing.T) {
-	idx := NewIndexer(nil, Indexers{"strict": strictAppIndexFunc})
+	idx := told(t, NewIndexer(nil, Indexers{"strict": strictAppIndexFunc}))
 	require.NoError(t, idx.Add(pod("default", "p", "1", "app", "a")))
 	cached, _, _ := idx.GetByKey("default/p")
 	delete(cached.GetLabels(), "app") // forbidden: the stored object no longer indexes
@@ -310,15 +317,17 @@ func TestIndexer_OldObjectIndexErrorDropsKeyEverywhere(t *testing.T) {
 }
 
 func TestIndexer_UnknownIndexIsAnError(t *testing.T) {
-	idx := newTestIndexer()
+	idx := newTestIndexer(t)
 	_, err := idx.ByIndex("nope", "x")
 	require.ErrorContains(t, err, `index "nope" does not exist`)
+	t.Logf("indexer: ByIndex(nope, x): %v", err)
 	_, err = idx.IndexKeys("nope", "x")
 	require.ErrorContains(t, err, `index "nope" does not exist`)
 	_, err = idx.Index("nope", pod("default", "p", "1"))
 	require.ErrorContains(t, err, `index "nope" does not exist`)
 	_, err = idx.Index(NamespaceIndex, nil)
 	require.ErrorContains(t, err, "nil object")
+	t.Logf("indexer: Index(namespace, nil): %v", err)
 	require.Empty(t, idx.ListIndexFuncValues("nope"))
 }
 
@@ -327,9 +336,11 @@ func TestLabelIndexFunc(t *testing.T) {
 	got, err := fn(pod("default", "p", "1", "app", "web", "tier", "front"))
 	require.NoError(t, err)
 	require.Equal(t, []string{"web"}, got)
+	t.Logf("indexer: LabelIndexFunc(app) of a pod labelled app=web,tier=front: %v", got)
 	got, err = fn(pod("default", "p", "1", "tier", "front"))
 	require.NoError(t, err)
 	require.Empty(t, got)
+	t.Logf("indexer: LabelIndexFunc(app) of a pod labelled tier=front: %v (not indexed)", got)
 }
 
 // The owner index: which Pods does ReplicaSet uid-rs control?
@@ -340,7 +351,7 @@ func TestControllerUIDIndexFunc(t *testing.T) {
 		p.OwnerReferences = refs
 		return p
 	}
-	idx := NewIndexer(nil, Indexers{ControllerUIDIndex: ControllerUIDIndexFunc})
+	idx := told(t, NewIndexer(nil, Indexers{ControllerUIDIndex: ControllerUIDIndexFunc}))
 	require.NoError(t, idx.Add(owned("web-1", api.OwnerReference{Kind: "ReplicaSet", Name: "web", UID: "uid-rs", Controller: &yes})))
 	require.NoError(t, idx.Add(owned("web-2", api.OwnerReference{Kind: "ReplicaSet", Name: "web", UID: "uid-rs", Controller: &yes})))
 	require.NoError(t, idx.Add(owned("adopted", api.OwnerReference{Kind: "ReplicaSet", Name: "web", UID: "uid-rs", Controller: &no})))
@@ -357,7 +368,7 @@ func TestControllerUIDIndexFunc(t *testing.T) {
 // pointer back cannot repair them (old and new values are computed from the
 // same, already changed, object). This is why the rule exists.
 func TestIndexer_MutatingCachedObjectCorruptsIndex(t *testing.T) {
-	idx := newTestIndexer()
+	idx := newTestIndexer(t)
 	require.NoError(t, idx.Add(pod("default", "p", "1", "app", "a")))
 
 	cached, _, _ := idx.GetByKey("default/p")
@@ -368,7 +379,7 @@ func TestIndexer_MutatingCachedObjectCorruptsIndex(t *testing.T) {
 	require.Empty(t, sortedKeys(t, idx, byApp, "b"), "and cannot find it under app=b")
 
 	// The right way: copy, change the copy, store the copy.
-	idx2 := newTestIndexer()
+	idx2 := newTestIndexer(t)
 	require.NoError(t, idx2.Add(pod("default", "p", "1", "app", "a")))
 	cached, _, _ = idx2.GetByKey("default/p")
 	changed := cached.DeepCopyObject()
@@ -380,7 +391,9 @@ func TestIndexer_MutatingCachedObjectCorruptsIndex(t *testing.T) {
 
 // Writers and readers at once, under -race: every index stays consistent.
 func TestIndexer_ConcurrentWritersAndReaders(t *testing.T) {
-	idx := newTestIndexer()
+	// 800 concurrent writes: not told one by one; the end state is.
+	idx := NewIndexer(MetaNamespaceKeyFunc, Indexers{NamespaceIndex: MetaNamespaceIndexFunc, byApp: LabelIndexFunc("app")})
+	t.Logf("indexer: %d writers update and delete %d pods each while 2 readers query the app index", 4, 200)
 	const writers, perWriter = 4, 200
 	var wg sync.WaitGroup
 	for w := range writers {
@@ -413,4 +426,6 @@ func TestIndexer_ConcurrentWritersAndReaders(t *testing.T) {
 	wg.Wait()
 	require.NotEmpty(t, idx.ListKeys())
 	requireIndicesConsistent(t, idx)
+	t.Logf("indexer: afterwards %d objects, app index values %v, every index consistent with the objects",
+		len(idx.ListKeys()), slices.Sorted(slices.Values(idx.ListIndexFuncValues(byApp))))
 }

@@ -9,7 +9,7 @@ import (
 // A handler that changes an object it read from the cache is caught, and the
 // error names the object and shows what changed.
 func TestCacheMutationDetector_CatchesMutation(t *testing.T) {
-	idx := newTestIndexer()
+	idx := newTestIndexer(t)
 	det := NewCacheMutationDetector("pods")
 	for _, p := range []string{"a", "b"} {
 		obj := pod("default", p, "1", "app", "web")
@@ -31,7 +31,7 @@ func TestCacheMutationDetector_CatchesMutation(t *testing.T) {
 // Storing a changed copy, the right way to change an object, is not a
 // mutation: the detector watches the objects, not the keys.
 func TestCacheMutationDetector_StoringACopyIsNotMutation(t *testing.T) {
-	idx := newTestIndexer()
+	idx := newTestIndexer(t)
 	det := NewCacheMutationDetector("pods")
 	obj := pod("default", "a", "1", "app", "web")
 	require.NoError(t, idx.Add(obj))

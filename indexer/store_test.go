@@ -41,6 +41,7 @@ func TestMetaNamespaceKeyFunc(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := MetaNamespaceKeyFunc(tt.obj)
+			t.Logf("indexer: MetaNamespaceKeyFunc(%s) = %q, err: %v", tt.name, got, err)
 			if tt.wantErr != "" {
 				require.ErrorContains(t, err, tt.wantErr)
 				return
@@ -66,6 +67,7 @@ func TestSplitMetaNamespaceKey(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
 			ns, name, err := SplitMetaNamespaceKey(tt.key)
+			t.Logf("indexer: SplitMetaNamespaceKey(%q) = namespace %q, name %q, err: %v", tt.key, ns, name, err)
 			if tt.wantErr {
 				require.ErrorContains(t, err, "unexpected key format")
 				return
@@ -80,7 +82,7 @@ func TestSplitMetaNamespaceKey(t *testing.T) {
 // Article: "informer" notes §2.1 (the local cache answers reads instead of
 // the API server).
 func TestStore_AddGetUpdateDelete(t *testing.T) {
-	s := NewStore(nil)
+	s := Store(toldStore{NewStore(nil), t})
 
 	require.NoError(t, s.Add(pod("default", "a", "1")))
 	require.NoError(t, s.Add(pod("default", "b", "1")))
@@ -107,7 +109,7 @@ func TestStore_AddGetUpdateDelete(t *testing.T) {
 }
 
 func TestStore_ReplaceSwapsContent(t *testing.T) {
-	s := NewStore(nil)
+	s := Store(toldStore{NewStore(nil), t})
 	require.NoError(t, s.Add(pod("default", "old", "1")))
 
 	require.NoError(t, s.Replace([]api.Object{pod("default", "a", "5"), pod("default", "b", "5")}, "5"))
@@ -117,7 +119,7 @@ func TestStore_ReplaceSwapsContent(t *testing.T) {
 
 // Bad input gets a clear error, never a panic, and changes nothing.
 func TestStore_RejectsBadObjects(t *testing.T) {
-	s := NewStore(nil)
+	s := Store(toldStore{NewStore(nil), t})
 	require.ErrorContains(t, s.Add(nil), "nil object")
 	require.ErrorContains(t, s.Add((*api.Pod)(nil)), "nil object")
 	require.ErrorContains(t, s.Update(&api.Pod{}), "without a name")
@@ -132,7 +134,7 @@ func TestStore_RejectsBadObjects(t *testing.T) {
 // caller must not mutate them (package doc, "Don't mutate what the cache
 // gives you").
 func TestStore_GetReturnsTheCachedObject(t *testing.T) {
-	s := NewStore(nil)
+	s := Store(toldStore{NewStore(nil), t})
 	p := pod("default", "a", "1")
 	require.NoError(t, s.Add(p))
 	got, _, err := s.GetByKey("default/a")

@@ -18,6 +18,7 @@ import (
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Benchmarks of the whole pipeline. Run them with, e.g.:
@@ -210,46 +211,58 @@ func BenchmarkPipeline_Watch100kEvents(b *testing.B) {
 		}
 	})
 
-	b.Run("informer", func(b *testing.B) {
-		b.SetBytes(int64(len(frames)))
-		for b.Loop() {
-			b.StopTimer()
-			url, stop := streamServer(emptyList, frames)
-			client, err := listwatch.NewClient(listwatch.Config{Server: url})
-			if err != nil {
-				b.Fatal(err)
-			}
-			lw := listwatch.NewFilteredListWatchFromClient(client, listwatch.Pods, "default", nil)
-			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Logger: quiet})
-			var count atomic.Int64
-			all := make(chan struct{})
-			count1 := func() {
-				if count.Add(1) == watchEvents {
-					close(all)
-				}
-			}
-			if _, err := inf.AddEventHandler(ResourceEventHandlerFuncs{
-				AddFunc:    func(any, bool) { count1() },
-				UpdateFunc: func(any, any) { count1() },
-			}); err != nil {
-				b.Fatal(err)
-			}
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			b.StartTimer()
-
-			go func() { defer close(done); inf.Run(ctx) }()
-			<-all
-
-			b.StopTimer()
-			cancel()
-			<-done
-			stop()
-			b.StartTimer()
-		}
-		perOp := float64(b.Elapsed()) / float64(b.N)
-		start := time.Now()
-		rawDecode()
-		b.ReportMetric(perOp/float64(time.Since(start)), "x-raw-decode")
+	b.Run("informer", func(b *testing.B) { benchmarkWatchPipeline(b, frames, nil, rawDecode) })
+	// Tracing on, every event of every stage to a consumer that only
+	// counts them: what tracing costs when it is on.
+	b.Run("informer-traced", func(b *testing.B) {
+		var events atomic.Int64
+		tr := trace.New(trace.Func(func(trace.Event) { events.Add(1) }))
+		benchmarkWatchPipeline(b, frames, tr, rawDecode)
+		b.ReportMetric(float64(events.Load())/float64(b.N)/watchEvents, "trace-events/event")
 	})
+}
+
+// benchmarkWatchPipeline runs the watch of frames through a whole informer,
+// traced by tr (nil: off), and reports its time as a ratio to rawDecode's.
+func benchmarkWatchPipeline(b *testing.B, frames []byte, tr *trace.Tracer, rawDecode func()) {
+	b.SetBytes(int64(len(frames)))
+	for b.Loop() {
+		b.StopTimer()
+		url, stop := streamServer(emptyList, frames)
+		client, err := listwatch.NewClient(listwatch.Config{Server: url, Tracer: tr})
+		if err != nil {
+			b.Fatal(err)
+		}
+		lw := listwatch.NewFilteredListWatchFromClient(client, listwatch.Pods, "default", nil)
+		inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Logger: quiet, Tracer: tr})
+		var count atomic.Int64
+		all := make(chan struct{})
+		count1 := func() {
+			if count.Add(1) == watchEvents {
+				close(all)
+			}
+		}
+		if _, err := inf.AddEventHandler(ResourceEventHandlerFuncs{
+			AddFunc:    func(any, bool) { count1() },
+			UpdateFunc: func(any, any) { count1() },
+		}); err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		b.StartTimer()
+
+		go func() { defer close(done); inf.Run(ctx) }()
+		<-all
+
+		b.StopTimer()
+		cancel()
+		<-done
+		stop()
+		b.StartTimer()
+	}
+	perOp := float64(b.Elapsed()) / float64(b.N)
+	start := time.Now()
+	rawDecode()
+	b.ReportMetric(perOp/float64(time.Since(start)), "x-raw-decode")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/indexer"
 	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )
 
@@ -21,19 +22,22 @@ import (
 // Informer", controller.Run; article 004 steps 1-3.
 func TestController_RunFeedsProcessFromTheReflector(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lw := newFakeLW(pod("a"), pod("b"))
+		tr := trace.ForTest(t)
+		lw := newFakeLW(pod("a"), pod("b")).tracing(tr)
 		cache := indexer.NewStore(deltafifo.DeletionHandlingMetaNamespaceKeyFunc)
 		var popped []string
 		c := New(Config{
-			Queue:         deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: cache, EmitDeltaTypeReplaced: true}),
+			Queue:         deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: cache, EmitDeltaTypeReplaced: true, Tracer: tr}),
 			ListerWatcher: lw,
 			ExpectedType:  &api.Pod{},
 			Process: func(d deltafifo.Deltas, isInInitialList bool) error {
 				for _, delta := range d {
 					popped = append(popped, string(delta.Type)+" "+describe(delta.Object))
 				}
-				return processDeltas(cache, d, isInInitialList, nil, func(notification) {})
+				return processDeltas(cache, d, isInInitialList, tr.Stage(trace.StageInformer), func(notification) {})
 			},
+			Logger: testLogger(t, ""),
+			Tracer: tr,
 		})
 		require.False(t, c.HasSynced())
 		require.Empty(t, c.LastSyncResourceVersion())
@@ -42,6 +46,7 @@ func TestController_RunFeedsProcessFromTheReflector(t *testing.T) {
 		require.True(t, c.HasSynced())
 		require.Equal(t, "2", c.LastSyncResourceVersion())
 
+		t.Log("server (fakeLW, played by the test): modifying default/a")
 		lw.Modify(pod("a", "v=2"))
 		synctest.Wait()
 		require.Equal(t, []string{"Replaced default/a@1", "Replaced default/b@2", "Updated default/a@3"}, popped)
@@ -55,10 +60,12 @@ func TestController_RunFeedsProcessFromTheReflector(t *testing.T) {
 func TestController_ProcessErrorIsLoggedNotRequeued(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var logs lockedBuffer
-		lw := newFakeLW(pod("bad"), pod("good"))
+		tr := trace.ForTest(t)
+		lw := newFakeLW(pod("bad"), pod("good")).tracing(tr)
 		calls := map[string]int{}
 		c := New(Config{
-			Queue:         deltafifo.NewDeltaFIFO(deltafifo.Options{}),
+			Queue:         deltafifo.NewDeltaFIFO(deltafifo.Options{Tracer: tr}),
+			Tracer:        tr,
 			ListerWatcher: lw,
 			Process: func(d deltafifo.Deltas, _ bool) error {
 				name := d.Newest().Object.(*api.Pod).Name
@@ -68,8 +75,9 @@ func TestController_ProcessErrorIsLoggedNotRequeued(t *testing.T) {
 				}
 				return nil
 			},
-			Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+			Logger: slog.New(slog.NewMultiHandler(slog.NewTextHandler(&logs, nil), expectedLogs(t).Handler())),
 		})
+		t.Log("informer (played by the test): Process fails for default/bad")
 		runInformer(t, c)
 		synctest.Wait()
 		require.Equal(t, map[string]int{"bad": 1, "good": 1}, calls)
@@ -84,11 +92,14 @@ func TestController_ProcessErrorIsLoggedNotRequeued(t *testing.T) {
 // backlog first.
 func TestController_StopsPoppingOnCancel(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lw := newFakeLW(pod("a"), pod("b"), pod("c"))
+		tr := trace.ForTest(t)
+		lw := newFakeLW(pod("a"), pod("b"), pod("c")).tracing(tr)
 		inProcess, release := make(chan struct{}), make(chan struct{})
 		var processed []string
 		c := New(Config{
-			Queue:         deltafifo.NewDeltaFIFO(deltafifo.Options{}),
+			Queue:         deltafifo.NewDeltaFIFO(deltafifo.Options{Tracer: tr}),
+			Tracer:        tr,
+			Logger:        testLogger(t, ""),
 			ListerWatcher: lw,
 			Process: func(d deltafifo.Deltas, _ bool) error {
 				processed = append(processed, d.Newest().Object.(*api.Pod).Name)
@@ -103,9 +114,11 @@ func TestController_StopsPoppingOnCancel(t *testing.T) {
 		done := make(chan struct{})
 		go func() { defer close(done); c.Run(ctx) }()
 		<-inProcess
+		t.Log("informer (played by the test): Process holds default/a; cancelling the context")
 		cancel() // happens before the first Process call returns
 		close(release)
 		<-done
+		t.Logf("informer: processed %v; the rest was still queued when the context ended", processed)
 		require.Equal(t, []string{"a"}, processed, "b and c were still queued when ctx ended")
 	})
 }
@@ -115,8 +128,9 @@ func TestController_StopsPoppingOnCancel(t *testing.T) {
 // example's cache.NewIndexerInformer.
 func TestNewIndexerInformer_CacheAndHandler(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		lw := newFakeLW(pod("a"))
+		lw := newFakeLW(pod("a")).tracing(trace.ForTest(t))
 		rec := &recorder{}
+		t.Log("NewIndexerInformer has no Tracer option: the story is the server's side and what the handler got")
 		store, ctrl := NewIndexerInformer(lw, &api.Pod{}, 0, rec, indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc})
 		runInformer(t, ctrl)
 		synctest.Wait()
@@ -124,6 +138,9 @@ func TestNewIndexerInformer_CacheAndHandler(t *testing.T) {
 		lw.Add(pod("b"))
 		lw.Delete(pod("a"))
 		synctest.Wait()
+		for _, ev := range rec.Events() {
+			t.Logf("handler: %s", ev)
+		}
 		require.Equal(t, []string{"add default/a@1 initial", "add default/b@2", "delete default/a@3"}, rec.Events())
 		require.Equal(t, []string{"default/b@2"}, cachedKeys(store))
 		keys, err := store.IndexKeys(indexer.NamespaceIndex, "default")
@@ -137,14 +154,19 @@ func TestNewIndexerInformer_CacheAndHandler(t *testing.T) {
 func TestNewInformer_Resync(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(time.Unix(0, 0))
-		lw := newFakeLW(pod("a"))
+		lw := newFakeLW(pod("a")).tracing(trace.ForTest(t))
 		rec := &recorder{}
+		t.Log("NewInformer has no Tracer option: the story is the server's side and what the handler got")
 		store := indexer.NewStore(deltafifo.DeletionHandlingMetaNamespaceKeyFunc)
 		ctrl := newInformer(lw, &api.Pod{}, time.Minute, rec, store, clk) // NewInformer with a fake clock
 		runInformer(t, ctrl)
 		synctest.Wait()
+		t.Log("clock: one resync period (1m) passes")
 		clk.Step(time.Minute)
 		synctest.Wait()
+		for _, ev := range rec.Events() {
+			t.Logf("handler: %s", ev)
+		}
 		require.Equal(t, []string{"add default/a@1 initial", "update default/a@1->default/a@1"}, rec.Events())
 	})
 }
@@ -172,12 +194,15 @@ func TestWaitForCacheSync(t *testing.T) {
 			t.Fatal("returned before synced")
 		default:
 		}
+		t.Log("informer: WaitForCacheSync waits while one of its two HasSynced is false")
 		close(synced)
 		require.True(t, <-result)
+		t.Log("informer: both synced: WaitForCacheSync returned true")
 
 		ctx, cancel := context.WithCancel(t.Context())
 		go func() { result <- WaitForCacheSync(ctx, func() bool { return false }) }()
 		cancel()
 		require.False(t, <-result)
+		t.Log("informer: never synced, context cancelled: WaitForCacheSync returned false")
 	})
 }

@@ -73,7 +73,7 @@ func TestFactory_Options(t *testing.T) {
 			p.Spec = api.PodSpec{} // the cache keeps metadata only
 			return p, nil
 		}),
-		WithInformerOptions(SharedIndexInformerOptions{Queue: RealFIFOQueue, Logger: quiet}),
+		WithInformerOptions(testOptions(t, SharedIndexInformerOptions{Queue: RealFIFOQueue, Logger: expectedLogs(t)})),
 	)
 	pods := factory.InformerFor(listwatch.Pods)
 	configMaps := factory.InformerFor(listwatch.ConfigMaps)
@@ -109,7 +109,7 @@ func TestFactory_Options(t *testing.T) {
 func TestFactory_WaitForCacheSyncGivesUp(t *testing.T) {
 	e := newServerEnv(t, fakeapiserver.Options{})
 	e.srv.FailRequests(fakeapiserver.Fault{Verb: "list", Resource: "pods", Code: 500, Count: 1000})
-	factory := NewSharedInformerFactoryWithOptions(e.client, 0, WithInformerOptions(SharedIndexInformerOptions{Logger: quiet}))
+	factory := NewSharedInformerFactoryWithOptions(e.client, 0, WithInformerOptions(testOptions(t, SharedIndexInformerOptions{Logger: expectedLogs(t)})))
 	factory.InformerFor(listwatch.Pods)
 	require.Empty(t, factory.WaitForCacheSync(t.Context()), "nothing started, nothing to wait for")
 

@@ -38,6 +38,7 @@ func TestFilteringResourceEventHandler_Transitions(t *testing.T) {
 				Handler:    rec,
 			}
 			tt.notify(h)
+			t.Logf("handler: the filter (app=web) passed on %v", rec.Events())
 			require.Equal(t, tt.want, rec.Events())
 		})
 	}

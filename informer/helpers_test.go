@@ -14,10 +14,102 @@ import (
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/indexer"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 )
 
-// quiet is a logger for tests that make the informer warn on purpose.
+// quiet is a logger that discards everything (benchmarks).
 var quiet = slog.New(slog.DiscardHandler)
+
+// testOptions returns opts with the trace of the informer, its Reflector
+// and its queue written to t.Log (so `go test -run X -v` tells the story
+// hop by hop and a plain `go test` stays quiet), and its log messages too.
+// Fields already set win.
+func testOptions(t testing.TB, opts SharedIndexInformerOptions) SharedIndexInformerOptions {
+	if opts.Tracer == nil {
+		opts.Tracer = trace.ForTest(t)
+	}
+	if opts.Logger == nil {
+		opts.Logger = testLogger(t, "")
+	}
+	return opts
+}
+
+// testLogger is a slog.Logger that writes each message to t.Log, as
+// "log: [warning] msg key=value ...", after label if there is one. Messages
+// after the test has finished are dropped.
+func testLogger(t testing.TB, label string) *slog.Logger {
+	prefix := "log"
+	if label != "" {
+		prefix += " " + label
+	}
+	var mu sync.Mutex
+	done := false
+	t.Cleanup(func() { mu.Lock(); done = true; mu.Unlock() })
+	return slog.New(trace.Func(func(e trace.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			t.Logf("%s: %s", prefix, e)
+		}
+	}))
+}
+
+// expectedLogs is the logger of a test that makes the informer warn on
+// purpose: its warnings are part of the story, labelled as such.
+func expectedLogs(t testing.TB) *slog.Logger { return testLogger(t, "(expected in this test)") }
+
+// traceKeys returns a Tracer that writes to t.Log only the events about
+// one of keys, or about no key at all (lists, watches, replaces): the story
+// of a few objects in a test that moves hundreds.
+func traceKeys(t testing.TB, keys ...string) *trace.Tracer {
+	logged := trace.ForTest(t)
+	want := map[string]bool{}
+	for _, k := range keys {
+		want[k] = true
+	}
+	return trace.New(trace.Func(func(e trace.Event) {
+		if k := e.Key(); k == "" || want[k] {
+			reemit(logged, e)
+		}
+	}))
+}
+
+// tee is a Tracer that reports every event to each of tracers.
+func tee(tracers ...*trace.Tracer) *trace.Tracer {
+	return trace.New(trace.Func(func(e trace.Event) {
+		for _, t := range tracers {
+			reemit(t, e)
+		}
+	}))
+}
+
+// traced returns a Tracer that writes to t.Log and records into a
+// Recorder, for a test that asserts on what the trace shows.
+func traced(t testing.TB) (*trace.Tracer, *trace.Recorder) {
+	rec := trace.NewRecorder()
+	return tee(trace.ForTest(t), rec.Tracer()), rec
+}
+
+// reemit reports e again through t.
+func reemit(t *trace.Tracer, e trace.Event) {
+	attrs := append([]slog.Attr{slog.String(trace.KeyStage, e.Stage)}, e.Attrs...)
+	if e.Level >= slog.LevelWarn {
+		t.Warn(e.What, attrs...)
+	} else {
+		t.Event(e.What, attrs...)
+	}
+}
+
+// eventsOf returns the recorded events with the given stage and what.
+func eventsOf(rec *trace.Recorder, stage, what string) []trace.Event {
+	var out []trace.Event
+	for _, e := range rec.Events() {
+		if e.Stage == stage && e.What == what {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 // fakeLW is an in-memory ListerWatcher in the spirit of client-go's
 // FakeControllerSource: a map of objects, one resourceVersion counter, a log
@@ -32,6 +124,14 @@ type fakeLW struct {
 	log     []listwatch.Event
 	watches []*fakeWatch
 	lists   int
+	tracer  *trace.Tracer // stage "server": fakeLW plays the API server; nil: off
+}
+
+// tracing makes f report what it does (commit, list served, watch opened)
+// through tr, as the API server it plays, and returns f.
+func (f *fakeLW) tracing(tr *trace.Tracer) *fakeLW {
+	f.tracer = tr.Stage(trace.StageServer)
+	return f
 }
 
 func newFakeLW(objs ...api.Object) *fakeLW {
@@ -55,6 +155,7 @@ func (f *fakeLW) List(_ context.Context, _ listwatch.ListOptions) (*listwatch.Ob
 	for _, k := range keys {
 		l.Items = append(l.Items, f.objects[k].DeepCopyObject())
 	}
+	f.tracer.Event("list served", trace.RV(l.ResourceVersion), trace.Count(len(l.Items)))
 	return l, nil
 }
 
@@ -74,6 +175,7 @@ func (f *fakeLW) Watch(ctx context.Context, opts listwatch.ListOptions) (listwat
 		}
 	}
 	f.watches = append(f.watches, w)
+	f.tracer.Event("watch opened", trace.RV(opts.ResourceVersion), trace.Count(len(w.ch)))
 	context.AfterFunc(ctx, w.Stop)
 	return w, nil
 }
@@ -108,6 +210,7 @@ func (f *fakeLW) change(t api.EventType, obj api.Object) api.Object {
 		f.objects[key] = obj
 	}
 	ev := listwatch.Event{Type: t, Object: obj}
+	f.tracer.Event("commit", trace.Type(string(t)), trace.Key(key), trace.RV(obj.GetResourceVersion()))
 	f.log = append(f.log, ev)
 	for _, w := range f.watches {
 		w.ch <- ev

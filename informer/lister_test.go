@@ -39,24 +39,29 @@ func TestLister_ListGetByNamespace(t *testing.T) {
 				require.NoError(t, idx.Add(p))
 			}
 			pods := NewLister[*api.Pod](idx)
+			t.Logf("informer cache (%s): %v", name, cachedKeys(idx))
 			web, err := api.ParseSelector("app=web")
 			require.NoError(t, err)
 
 			all, err := pods.List(api.Everything())
 			require.NoError(t, err)
 			require.Equal(t, []string{"default/db-0", "default/web-0", "prod/web-0"}, names(all))
+			t.Logf("lister: List(everything) = %v", names(all))
 
 			webs, err := pods.List(web)
 			require.NoError(t, err)
 			require.Equal(t, []string{"default/web-0", "prod/web-0"}, names(webs))
+			t.Logf("lister: List(app=web) = %v", names(webs))
 
 			inDefault, err := pods.ByNamespace("default").List(api.Everything())
 			require.NoError(t, err)
 			require.Equal(t, []string{"default/db-0", "default/web-0"}, names(inDefault))
+			t.Logf("lister: ByNamespace(default).List(everything) = %v", names(inDefault))
 
 			webInProd, err := pods.ByNamespace("prod").List(web)
 			require.NoError(t, err)
 			require.Equal(t, []string{"prod/web-0"}, names(webInProd))
+			t.Logf("lister: ByNamespace(prod).List(app=web) = %v", names(webInProd))
 
 			everywhere, err := pods.ByNamespace(api.NamespaceAll).List(web)
 			require.NoError(t, err)
@@ -69,6 +74,7 @@ func TestLister_ListGetByNamespace(t *testing.T) {
 			_, err = pods.ByNamespace("prod").Get("db-0")
 			require.True(t, listwatch.IsNotFound(err), "the same check as for the server's 404")
 			require.EqualError(t, err, `pod "db-0" not found`)
+			t.Logf("lister: ByNamespace(prod).Get(db-0): %v", err)
 		})
 	}
 }
@@ -82,11 +88,14 @@ func TestLister_ClusterScopedAndWrongType(t *testing.T) {
 	ns, err := NewLister[*api.Namespace](idx).Get("prod")
 	require.NoError(t, err)
 	require.Equal(t, "prod", ns.Name)
+	t.Logf("lister: Namespace lister Get(prod) = %s", ns.Name)
 	_, err = NewLister[*api.Namespace](idx).Get("dev")
 	require.True(t, listwatch.IsNotFound(err))
+	t.Logf("lister: Namespace lister Get(dev): %v", err)
 
 	_, err = NewLister[*api.Pod](idx).Get("prod")
 	require.ErrorContains(t, err, "a lister of *api.Pod found a *api.Namespace")
+	t.Logf("lister: Pod lister Get(prod): %v", err)
 	_, err = NewLister[*api.Pod](idx).List(api.Everything())
 	require.ErrorContains(t, err, "a lister of *api.Pod found a *api.Namespace")
 }

@@ -1,11 +1,11 @@
 package informer
 
 import (
-	"log/slog"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )
 
@@ -45,7 +45,7 @@ func TestProcessorListener_AddNeverBlocksOnASlowHandler(t *testing.T) {
 			<-gate
 			got = append(got, obj.(int))
 		}}
-		l := newProcessListener(h, 0, time.Now(), func() bool { return true }, slog.Default())
+		l := newProcessListener(h, 0, time.Now(), func() bool { return true }, testLogger(t, ""))
 		done := make(chan struct{})
 		go func() { l.pop(); done <- struct{}{} }()
 		go func() { l.run(); done <- struct{}{} }()
@@ -55,10 +55,14 @@ func TestProcessorListener_AddNeverBlocksOnASlowHandler(t *testing.T) {
 			l.add(addNotification{newObj: i}) // returns although the handler is blocked
 		}
 		synctest.Wait()
+		t.Logf("informer: %d notifications added while the handler is blocked on the first (the buffer starts at %d); Pending=%d",
+			n, initialBufferSize, l.Pending())
 		require.Equal(t, n, l.Pending())
 
+		t.Log("handler: unblocked")
 		close(gate)
 		synctest.Wait()
+		t.Logf("informer: the handler got %d notifications; Pending=%d", len(got), l.Pending())
 		require.Equal(t, 0, l.Pending())
 		require.Len(t, got, n)
 		for i, v := range got {
@@ -79,7 +83,9 @@ func TestProcessorListener_StopDropsBuffered(t *testing.T) {
 		calls := 0
 		h := ResourceEventHandlerFuncs{UpdateFunc: func(_, _ any) { <-gate; calls++ }}
 		p := newSharedProcessor(nil)
-		l := newProcessListener(h, 0, time.Now(), func() bool { return true }, slog.Default())
+		l := newProcessListener(h, 0, time.Now(), func() bool { return true }, testLogger(t, ""))
+		l.name, l.tracer = "blocked", trace.ForTest(t).Stage(trace.StageInformer)
+		t.Log("handler: blocked in its first OnUpdate until the test opens a gate")
 		p.addListener(l)
 		p.start()
 		for range 10 {
@@ -94,8 +100,10 @@ func TestProcessorListener_StopDropsBuffered(t *testing.T) {
 			t.Fatal("stop returned while a handler call was in progress")
 		default:
 		}
+		t.Log("informer: stop is waiting for the call in progress; opening the gate")
 		close(gate)
 		<-stopped
+		t.Logf("handler: %d call(s); the 9 buffered notifications were dropped", calls)
 		require.Equal(t, 1, calls, "the call in progress finished; the 9 buffered were dropped")
 	})
 }

@@ -1,8 +1,10 @@
 package informer
 
 import (
+	"log/slog"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/internal/clock"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,26 +23,38 @@ type serverEnv struct {
 	srv    *fakeapiserver.Server
 	client *listwatch.Client
 	clock  *clock.FakeClock
+	// tracer writes the trace of every stage (server, listwatch, and the
+	// informers podInformer builds) to t.Log.
+	tracer *trace.Tracer
+	// logger is the informers' logger; nil: testLogger.
+	logger *slog.Logger
 }
+
+// expectWarnings marks the informers' warnings as provoked by the test:
+// they are logged labelled "(expected in this test)".
+func (e *serverEnv) expectWarnings() { e.logger = expectedLogs(e.t) }
 
 func newServerEnv(t *testing.T, opts fakeapiserver.Options) *serverEnv {
 	t.Helper()
+	if opts.Tracer == nil {
+		opts.Tracer = trace.ForTest(t)
+	}
 	srv := fakeapiserver.New(opts)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {
 		srv.Close()
 		hs.Close()
 	})
-	c, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
+	c, err := listwatch.NewClient(listwatch.Config{Server: hs.URL, Tracer: opts.Tracer})
 	require.NoError(t, err)
-	return &serverEnv{t: t, srv: srv, client: c, clock: clock.NewFakeClock(time.Unix(0, 0))}
+	return &serverEnv{t: t, srv: srv, client: c, clock: clock.NewFakeClock(time.Unix(0, 0)), tracer: opts.Tracer}
 }
 
 // podInformer returns an informer of the pods in namespace default, with
 // the fake clock.
 func (e *serverEnv) podInformer(kind QueueKind, optionsModifier func(*listwatch.ListOptions)) SharedIndexInformer {
 	lw := listwatch.NewFilteredListWatchFromClient(e.client, listwatch.Pods, "default", optionsModifier)
-	return NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Queue: kind, Clock: e.clock})
+	return NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(e.t, SharedIndexInformerOptions{Queue: kind, Clock: e.clock, Tracer: e.tracer, Logger: e.logger}))
 }
 
 // create creates obj on the server and returns it as stored.
@@ -87,4 +102,26 @@ func (e *serverEnv) serverKeys(resource, namespace string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// faultStory returns a Tracer for a test that moves hundreds of objects
+// through faults: it writes to t.Log the faults the server injects, its
+// compactions and refused watches, the Reflector's phases and lists, and
+// the tombstones relists queue, and leaves out the per-object hops.
+func faultStory(t testing.TB) *trace.Tracer {
+	logged := trace.ForTest(t)
+	return trace.New(trace.Func(func(e trace.Event) {
+		show := false
+		switch e.Stage {
+		case trace.StageServer:
+			show = strings.HasPrefix(e.What, "fault: ") || e.What == "history compacted" || e.What == "watch refused"
+		case trace.StageReflector:
+			show = e.What == "phase" || e.What == "listed"
+		case trace.StageDeltaFIFO:
+			show = e.What == "tombstone queued"
+		}
+		if show {
+			reemit(logged, e)
+		}
+	}))
 }

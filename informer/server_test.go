@@ -14,6 +14,7 @@ import (
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )
 
@@ -58,16 +59,18 @@ func TestInformer_InitialListArrivesAsAdds(t *testing.T) {
 // events?); kubernetes#112354 and longhorn#1900 (handlers must unwrap it).
 func TestInformer_TombstoneWhenDeleteMissedDuringOutage(t *testing.T) {
 	queueKinds(t, func(t *testing.T, kind QueueKind) {
-		e := newServerEnv(t, fakeapiserver.Options{})
+		tr, traceRec := traced(t)
+		e := newServerEnv(t, fakeapiserver.Options{Tracer: tr})
+		e.expectWarnings() // the 410 after the outage
 		e.create(pod("a"))
 		e.create(pod("b"))
 		inf := e.podInformer(kind, nil)
 		rec := &recorder{}
 		var mu sync.Mutex
 		var deleted []*api.Pod
-		_, err := inf.AddEventHandler(rec)
+		_, err := inf.AddEventHandlerWithOptions(rec, HandlerOptions{Name: "A"})
 		require.NoError(t, err)
-		reg, err := inf.AddEventHandler(ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
+		reg, err := inf.AddEventHandlerWithOptions(ResourceEventHandlerFuncs{DeleteFunc: func(obj any) {
 			// The unwrap every DeleteFunc needs.
 			if tombstone, ok := obj.(deltafifo.DeletedFinalStateUnknown); ok {
 				obj = tombstone.Obj
@@ -75,8 +78,9 @@ func TestInformer_TombstoneWhenDeleteMissedDuringOutage(t *testing.T) {
 			mu.Lock()
 			deleted = append(deleted, obj.(*api.Pod))
 			mu.Unlock()
-		}})
+		}}, HandlerOptions{Name: "B"})
 		require.NoError(t, err)
+		t.Log("handlers: A records every notification; B is a DeleteFunc that unwraps tombstones")
 		runInformer(t, inf)
 		// Synced, and watching: DropEvents hides events from the watches
 		// open when they happen, so a watch opened later would still replay
@@ -85,6 +89,7 @@ func TestInformer_TombstoneWhenDeleteMissedDuringOutage(t *testing.T) {
 
 		// b is deleted; the client sees the graceful-deletion MODIFIED but
 		// the DELETED is lost to it.
+		t.Log("server: deleting default/b while its DELETED event is dropped (the client sees only the MODIFIED)")
 		e.srv.DropEvents(func(ev fakeapiserver.Event) bool { return ev.Type == api.Deleted && ev.Name == "b" })
 		_, err = e.srv.Delete("pods", "default", "b")
 		require.NoError(t, err)
@@ -98,12 +103,14 @@ func TestInformer_TombstoneWhenDeleteMissedDuringOutage(t *testing.T) {
 		// The outage: the watch breaks, and the history it would resume
 		// from is compacted away. The watch gets 410 Expired; the relist
 		// no longer has b.
+		t.Log("server: the outage: compacting the history and closing the watch, so the client cannot resume")
 		e.srv.CompactHistory()
 		e.srv.CloseWatches()
 		e.eventually(func() bool {
 			_, exists, _ := inf.GetStore().GetByKey("default/b")
 			return !exists
 		})
+		t.Logf("informer: the relist has no default/b: the cache now holds %v", cachedKeys(inf.GetStore()))
 
 		events := rec.Events()
 		require.Equal(t, "delete tombstone("+describe(lastSeen)+")", events[len(events)-1])
@@ -113,6 +120,19 @@ func TestInformer_TombstoneWhenDeleteMissedDuringOutage(t *testing.T) {
 		mu.Unlock()
 		require.Equal(t, 2, e.srv.RequestCount("list", "pods"), "one relist")
 		require.Equal(t, e.serverKeys("pods", "default"), cachedKeys(inf.GetStore()))
+
+		// What the trace shows: the compaction, the tombstone the relist
+		// queued for b, and each handler's OnDelete of it.
+		require.NotEmpty(t, eventsOf(traceRec, trace.StageServer, "history compacted"))
+		tombstones := eventsOf(traceRec, trace.StageDeltaFIFO, "tombstone queued")
+		require.Len(t, tombstones, 1)
+		require.Equal(t, "default/b", tombstones[0].Key())
+		var handlers []string
+		for _, ev := range eventsOf(traceRec, trace.StageInformer, "OnDelete (final state unknown)") {
+			require.Equal(t, "default/b", ev.Key())
+			handlers = append(handlers, ev.Get(trace.KeyHandler))
+		}
+		require.ElementsMatch(t, []string{"A", "B"}, handlers)
 	})
 }
 
@@ -173,9 +193,13 @@ func TestInformer_EventuallyConsistentUnderFaults(t *testing.T) {
 		ops = n
 	}
 	queueKinds(t, func(t *testing.T, kind QueueKind) {
-		e := newServerEnv(t, fakeapiserver.Options{History: 40})
+		// 400 operations make tens of thousands of events: the log shows the
+		// server's faults and the Reflector's and informer's answers to
+		// them (relists, tombstones), not every object's every hop.
+		e := newServerEnv(t, fakeapiserver.Options{History: 40, Tracer: faultStory(t)})
 		lw := listwatch.NewFilteredListWatchFromClient(e.client, listwatch.ConfigMaps, "default", nil)
-		inf := NewSharedIndexInformerWithOptions(lw, &api.ConfigMap{}, SharedIndexInformerOptions{Queue: kind, Clock: e.clock})
+		inf := NewSharedIndexInformerWithOptions(lw, &api.ConfigMap{}, testOptions(t, SharedIndexInformerOptions{Queue: kind, Clock: e.clock,
+			Tracer: e.tracer, Logger: expectedLogs(t)}))
 		early := newOrderChecker()
 		_, err := inf.AddEventHandler(early)
 		require.NoError(t, err)

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )
 
@@ -29,7 +32,7 @@ import (
 func TestInformer_HandleDeltasByDeltaType(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(time.Unix(0, 0))
-		s := NewSharedIndexInformerWithOptions(nil, &api.Pod{}, SharedIndexInformerOptions{ResyncPeriod: time.Second, Clock: clk}).(*sharedIndexInformer)
+		s := NewSharedIndexInformerWithOptions(nil, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{ResyncPeriod: time.Second, Clock: clk})).(*sharedIndexInformer)
 		resyncing, notResyncing := &recorder{}, &recorder{}
 		_, err := s.AddEventHandler(resyncing) // the default period: 1 s
 		require.NoError(t, err)
@@ -38,7 +41,7 @@ func TestInformer_HandleDeltasByDeltaType(t *testing.T) {
 		s.processor.start()
 		defer s.processor.stop()
 
-		q := deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true})
+		q := deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Tracer: s.tracer})
 		at := func(p *api.Pod, rv string) *api.Pod { p.ResourceVersion = rv; return p }
 		steps := []struct {
 			name          string
@@ -116,7 +119,7 @@ func TestInformer_ResyncPerHandlerPeriod(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			clk := clock.NewFakeClock(time.Unix(0, 0))
 			lw := newFakeLW(pod("a"), pod("b"))
-			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{ResyncPeriod: 30 * time.Second, Clock: clk, Queue: kind})
+			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{ResyncPeriod: 30 * time.Second, Clock: clk, Queue: kind}))
 			every10s, every30s, never := &recorder{}, &recorder{}, &recorder{}
 			_, err := inf.AddEventHandler(every30s) // the informer's default
 			require.NoError(t, err)
@@ -168,7 +171,7 @@ func TestInformer_ResyncCheckPeriodIsSmallestHandlerPeriod(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				inf := NewSharedIndexInformerWithOptions(newFakeLW(), &api.Pod{}, SharedIndexInformerOptions{ResyncPeriod: tt.informerPeriod, Logger: quiet}).(*sharedIndexInformer)
+				inf := NewSharedIndexInformerWithOptions(newFakeLW(), &api.Pod{}, testOptions(t, SharedIndexInformerOptions{ResyncPeriod: tt.informerPeriod, Logger: expectedLogs(t)})).(*sharedIndexInformer)
 				var regs []ResourceEventHandlerRegistration
 				for _, p := range tt.before {
 					reg, err := inf.AddEventHandlerWithResyncPeriod(&recorder{}, p)
@@ -205,7 +208,7 @@ func TestInformer_LateHandlerReplay(t *testing.T) {
 	queueKinds(t, func(t *testing.T, kind QueueKind) {
 		synctest.Test(t, func(t *testing.T) {
 			lw := newFakeLW(pod("a"), pod("b"))
-			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Queue: kind})
+			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{Queue: kind}))
 			runInformer(t, inf)
 			synctest.Wait()
 			lw.Modify(pod("a", "v=2"))
@@ -232,7 +235,7 @@ func TestInformer_RemoveEventHandler(t *testing.T) {
 	queueKinds(t, func(t *testing.T, kind QueueKind) {
 		synctest.Test(t, func(t *testing.T) {
 			lw := newFakeLW(pod("a"))
-			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Queue: kind})
+			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{Queue: kind}))
 			removed, kept, neverRun := &recorder{}, &recorder{}, &recorder{}
 			regRemoved, err := inf.AddEventHandler(removed)
 			require.NoError(t, err)
@@ -271,37 +274,53 @@ func (foreignRegistration) Pending() int    { return 0 }
 func TestInformer_SlowHandlerDoesNotBlockOthers(t *testing.T) {
 	queueKinds(t, func(t *testing.T, kind QueueKind) {
 		synctest.Test(t, func(t *testing.T) {
+			const n = 500
+			first, last := "default/p000", fmt.Sprintf("default/p%03d", n-1)
+			// 500 pods make thousands of events: the log follows the first,
+			// the second and the last; the Recorder keeps them all.
+			rec := trace.NewRecorder()
 			lw := newFakeLW()
-			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Queue: kind})
+			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{Queue: kind,
+				Tracer: tee(traceKeys(t, first, "default/p001", last), rec.Tracer())}))
 			gate := make(chan struct{})
 			slow := &recorder{}
 			openGate := sync.OnceFunc(func() { close(gate) })
-			regSlow, err := inf.AddEventHandler(ResourceEventHandlerFuncs{AddFunc: func(obj any, initial bool) {
+			regSlow, err := inf.AddEventHandlerWithOptions(ResourceEventHandlerFuncs{AddFunc: func(obj any, initial bool) {
 				<-gate
 				slow.OnAdd(obj, initial)
-			}})
+			}}, HandlerOptions{Name: "slow"})
 			require.NoError(t, err)
 			fast := &recorder{}
-			regFast, err := inf.AddEventHandler(fast)
+			regFast, err := inf.AddEventHandlerWithOptions(fast, HandlerOptions{Name: "fast"})
 			require.NoError(t, err)
+			t.Log("handlers: slow blocks in its first OnAdd until the test opens a gate; fast returns at once")
 			runInformer(t, inf)
 			t.Cleanup(openGate) // runs before the informer's stop: a failed check must not leave the handler blocked
 
-			const n = 500
+			t.Logf("server (fakeLW, played by the test): creating %d pods; the log follows %s, default/p001 and %s", n, first, last)
 			for i := range n {
 				lw.Add(pod(fmt.Sprintf("p%03d", i)))
 			}
 			synctest.Wait()
+			t.Logf("informer: cache holds %d pods; fast: %d handled, %d pending; slow: %d handled, %d pending",
+				len(inf.GetStore().List()), fast.Len(), regFast.Pending(), slow.Len(), regSlow.Pending())
 			require.Len(t, inf.GetStore().List(), n, "the cache is up to date")
 			require.Equal(t, n, fast.Len(), "the fast handler got everything")
 			require.Equal(t, 0, regFast.Pending())
 			require.Equal(t, 0, slow.Len(), "the slow handler is stuck on its first notification")
 			require.Equal(t, n, regSlow.Pending(), "its backlog: one in progress, the rest buffered")
+			notifySlow := eventsOf(rec, trace.StageInformer, "notify")
+			notifySlow = slices.DeleteFunc(notifySlow, func(e trace.Event) bool { return e.Get(trace.KeyHandler) != "slow" })
+			require.Len(t, notifySlow, n, "the informer notified slow of every pod without waiting for it")
+			require.Equal(t, last, notifySlow[n-1].Key())
+			require.Equal(t, strconv.Itoa(n), notifySlow[n-1].Get("pending"), "the trace shows slow's backlog growing to %d", n)
 
+			t.Log("handlers: opening slow's gate")
 			openGate()
 			synctest.Wait()
 			require.Equal(t, fast.Events(), slow.Events(), "the slow handler catches up, in the same order")
 			require.Equal(t, 0, regSlow.Pending())
+			t.Logf("informer: slow caught up: %d handled, %d pending", slow.Len(), regSlow.Pending())
 		})
 	})
 }
@@ -314,7 +333,7 @@ func TestInformer_HandlerHasSyncedVsInformerHasSynced(t *testing.T) {
 	queueKinds(t, func(t *testing.T, kind QueueKind) {
 		synctest.Test(t, func(t *testing.T) {
 			lw := newFakeLW(pod("a"), pod("b"), pod("c"))
-			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Queue: kind})
+			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{Queue: kind}))
 			gate := make(chan struct{})
 			openGate := sync.OnceFunc(func() { close(gate) })
 			regSlow, err := inf.AddEventHandler(ResourceEventHandlerFuncs{AddFunc: func(any, bool) { <-gate }})
@@ -344,9 +363,9 @@ func TestInformer_HandlerHasSyncedVsInformerHasSynced(t *testing.T) {
 func TestInformer_PanickingHandlerIsRecovered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var logs lockedBuffer
-		logger := slog.New(slog.NewTextHandler(&logs, nil))
+		logger := slog.New(slog.NewMultiHandler(slog.NewTextHandler(&logs, nil), expectedLogs(t).Handler()))
 		lw := newFakeLW(pod("good-1"), pod("bad"), pod("good-2"))
-		inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Logger: logger})
+		inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{Logger: logger}))
 		handled := &recorder{}
 		regPanicky, err := inf.AddEventHandler(ResourceEventHandlerFuncs{AddFunc: func(obj any, initial bool) {
 			if obj.(*api.Pod).Name == "bad" {
@@ -404,7 +423,7 @@ func TestInformer_Transform(t *testing.T) {
 		queueKinds(t, func(t *testing.T, kind QueueKind) {
 			synctest.Test(t, func(t *testing.T) {
 				lw := newFakeLW(annotated("a"))
-				inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Queue: kind})
+				inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{Queue: kind}))
 				require.NoError(t, inf.SetTransform(func(obj api.Object) (api.Object, error) {
 					p := obj.(*api.Pod).DeepCopy()
 					p.Annotations = nil
@@ -470,7 +489,7 @@ func TestInformer_StopsOnCancel(t *testing.T) {
 	queueKinds(t, func(t *testing.T, kind QueueKind) {
 		synctest.Test(t, func(t *testing.T) {
 			lw := newFakeLW(pod("a"))
-			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Queue: kind, Logger: quiet})
+			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{Queue: kind, Logger: expectedLogs(t)}))
 			_, err := inf.AddEventHandler(&recorder{})
 			require.NoError(t, err)
 			require.NoError(t, inf.SetWatchErrorHandler(nil))

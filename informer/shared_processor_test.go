@@ -2,11 +2,13 @@ package informer
 
 import (
 	"fmt"
+	"log/slog"
 	"sync"
 	"testing"
 	"testing/synctest"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )
 
@@ -20,8 +22,11 @@ import (
 func TestSharedProcessor_ListenersComeAndGoWhileEventsFlow(t *testing.T) {
 	queueKinds(t, func(t *testing.T, kind QueueKind) {
 		synctest.Test(t, func(t *testing.T) {
-			lw := newFakeLW(pod("p0"), pod("p1"), pod("p2"))
-			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Queue: kind})
+			// Thousands of events: the log follows default/p0 only.
+			tr := traceKeys(t, "default/p0")
+			lw := newFakeLW(pod("p0"), pod("p1"), pod("p2")).tracing(tr)
+			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{Queue: kind, Tracer: tr}))
+			t.Log("handlers: 4 stay (registered racing Run); 20 more come and go while the server writes 60 changes")
 
 			var wg sync.WaitGroup
 			errs := make(chan error, 100)
@@ -70,6 +75,7 @@ func TestSharedProcessor_ListenersComeAndGoWhileEventsFlow(t *testing.T) {
 			}
 
 			want := cachedKeys(inf.GetStore())
+			t.Logf("informer: cache %v; every staying handler's view must equal it", want)
 			for i, h := range stayers {
 				require.Empty(t, h.violations(), "handler %d", i)
 				require.Equal(t, want, h.view(), "handler %d ends with the cache's view", i)
@@ -87,24 +93,31 @@ func TestSharedProcessor_ListenersComeAndGoWhileEventsFlow(t *testing.T) {
 // listener's stopped flag the handler got one more call in most runs under
 // -race (the scheduling decides, hence the repetitions).
 func TestSharedProcessor_HandlerRemovesItself(t *testing.T) {
-	for range 50 {
+	for i := range 50 {
 		synctest.Test(t, func(t *testing.T) {
-			inf := NewSharedIndexInformer(newFakeLW(pod("a"), pod("b"), pod("c")), &api.Pod{}, 0, nil)
+			opts := SharedIndexInformerOptions{}
+			if i > 0 { // the story of the first run is the story of every run
+				opts.Tracer = trace.New(slog.DiscardHandler)
+			}
+			inf := NewSharedIndexInformerWithOptions(newFakeLW(pod("a"), pod("b"), pod("c")), &api.Pod{}, testOptions(t, opts))
 			oneShot := &recorder{}
 			var reg ResourceEventHandlerRegistration
 			registered := make(chan struct{})
 			removed := make(chan error, 3) // room for every add, should the removal not hold
-			reg, err := inf.AddEventHandler(ResourceEventHandlerFuncs{AddFunc: func(obj any, initial bool) {
+			reg, err := inf.AddEventHandlerWithOptions(ResourceEventHandlerFuncs{AddFunc: func(obj any, initial bool) {
 				oneShot.OnAdd(obj, initial)
 				<-registered
 				removed <- inf.RemoveEventHandler(reg)
-			}})
+			}}, HandlerOptions{Name: "one-shot"})
 			require.NoError(t, err)
 			close(registered)
 			runInformer(t, inf)
 			synctest.Wait()
 			require.NoError(t, <-removed)
 			require.Len(t, oneShot.Events(), 1, "nothing after the call that removed it")
+			if i == 0 {
+				t.Logf("handler one-shot: got %v and removed itself; 49 more runs, untraced", oneShot.Events())
+			}
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"flag"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/fakeapiserver"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // tlsServer is the fake API server over HTTPS, requiring a bearer token,
@@ -26,8 +28,12 @@ import (
 // returns the server's URL and its CA as PEM.
 func tlsServer(t *testing.T, token string) (serverURL string, caPEM []byte) {
 	t.Helper()
-	srv := fakeapiserver.New(fakeapiserver.Options{Token: token})
-	hs := httptest.NewTLSServer(srv)
+	srv := fakeapiserver.New(fakeapiserver.Options{Token: token, Tracer: trace.ForTest(t)})
+	hs := httptest.NewUnstartedServer(srv)
+	// The HTTP server logs a TLS handshake a client breaks off (the client
+	// that does not trust its certificate): to the test's log, labelled.
+	hs.Config.ErrorLog = log.New(testWriter(t, "server's http log (expected when a client refuses the certificate)"), "", 0)
+	hs.StartTLS()
 	t.Cleanup(func() {
 		srv.Close()
 		hs.Close()
@@ -44,7 +50,7 @@ func listPods(c *Client) error {
 // against the cluster CA, a bearer token; list and watch both work.
 func TestTLSWithCADataAndBearerToken(t *testing.T) {
 	url, ca := tlsServer(t, "s3cret")
-	c, err := NewClient(Config{Server: url, CAData: ca, BearerToken: "s3cret"})
+	c, err := NewClient(Config{Tracer: trace.ForTest(t), Server: url, CAData: ca, BearerToken: "s3cret"})
 	require.NoError(t, err)
 	require.NoError(t, listPods(c))
 
@@ -58,12 +64,12 @@ func TestTLSWithCADataAndBearerToken(t *testing.T) {
 // A wrong token is 401 Unauthorized, as a Status the helpers recognize.
 func TestTLSWrongTokenIsUnauthorized(t *testing.T) {
 	url, ca := tlsServer(t, "s3cret")
-	c, err := NewClient(Config{Server: url, CAData: ca, BearerToken: "wrong"})
+	c, err := NewClient(Config{Tracer: trace.ForTest(t), Server: url, CAData: ca, BearerToken: "wrong"})
 	require.NoError(t, err)
 	err = listPods(c)
 	assert.True(t, IsUnauthorized(err), "%v", err)
 
-	c, err = NewClient(Config{Server: url, CAData: ca})
+	c, err = NewClient(Config{Tracer: trace.ForTest(t), Server: url, CAData: ca})
 	require.NoError(t, err)
 	assert.True(t, IsUnauthorized(listPods(c)), "no token at all")
 }
@@ -78,7 +84,7 @@ func TestTLSWithCAFileAndTokenFile(t *testing.T) {
 	require.NoError(t, os.WriteFile(caFile, ca, 0o600))
 	require.NoError(t, os.WriteFile(tokenFile, []byte("expired-token\n"), 0o600))
 
-	c, err := NewClient(Config{Server: url, CAFile: caFile, BearerTokenFile: tokenFile, BearerToken: "ignored"})
+	c, err := NewClient(Config{Tracer: trace.ForTest(t), Server: url, CAFile: caFile, BearerTokenFile: tokenFile, BearerToken: "ignored"})
 	require.NoError(t, err)
 	assert.True(t, IsUnauthorized(listPods(c)))
 
@@ -93,13 +99,13 @@ func TestTLSWithCAFileAndTokenFile(t *testing.T) {
 // --insecure-skip-tls-verify skips the check.
 func TestTLSVerification(t *testing.T) {
 	url, _ := tlsServer(t, "")
-	c, err := NewClient(Config{Server: url})
+	c, err := NewClient(Config{Tracer: trace.ForTest(t), Server: url})
 	require.NoError(t, err)
 	err = listPods(c)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "certificate")
 
-	c, err = NewClient(Config{Server: url, InsecureSkipTLSVerify: true})
+	c, err = NewClient(Config{Tracer: trace.ForTest(t), Server: url, InsecureSkipTLSVerify: true})
 	require.NoError(t, err)
 	assert.NoError(t, listPods(c))
 }
@@ -132,13 +138,13 @@ func TestNewClientRejectsBadConfig(t *testing.T) {
 // kubectl's --server does).
 func TestServerWithoutScheme(t *testing.T) {
 	e := newEnv(t, fakeapiserver.Options{})
-	c, err := NewClient(Config{Server: strings.TrimPrefix(e.hs.URL, "http://")})
+	c, err := NewClient(Config{Tracer: trace.ForTest(t), Server: strings.TrimPrefix(e.hs.URL, "http://")})
 	require.NoError(t, err)
 	assert.Equal(t, e.hs.URL, c.Server())
 	require.NoError(t, listPods(c))
 
 	url, ca := tlsServer(t, "")
-	c, err = NewClient(Config{Server: strings.TrimPrefix(url, "https://"), CAData: ca})
+	c, err = NewClient(Config{Tracer: trace.ForTest(t), Server: strings.TrimPrefix(url, "https://"), CAData: ca})
 	require.NoError(t, err)
 	assert.Equal(t, url, c.Server())
 	require.NoError(t, listPods(c))
@@ -208,7 +214,7 @@ func TestTimeoutBoundsRequestsAndWatchHeaders(t *testing.T) {
 		<-r.Context().Done() // never answers
 	}))
 	defer hs.Close()
-	c, err := NewClient(Config{Server: hs.URL, Timeout: 50 * time.Millisecond})
+	c, err := NewClient(Config{Tracer: trace.ForTest(t), Server: hs.URL, Timeout: 50 * time.Millisecond})
 	require.NoError(t, err)
 
 	err = listPods(c)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/fakeapiserver"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Every way the fake server (worded as the real one, reference 07 and 08)
@@ -142,9 +143,10 @@ func TestStatusErrorSynthesizedFromNonStatusBody(t *testing.T) {
 				_, _ = w.Write([]byte(tt.body))
 			}))
 			defer hs.Close()
-			c, err := NewClient(Config{Server: hs.URL})
+			c, err := NewClient(Config{Tracer: trace.ForTest(t), Server: hs.URL})
 			require.NoError(t, err)
 			_, err = For[*api.Pod](c, Pods).Get(context.Background(), "default", "web-0")
+			t.Logf("listwatch: server answered %d %q: the client's error: %v (reason %q)", tt.code, tt.body, err, ReasonForError(err))
 			var se *StatusError
 			require.True(t, errors.As(err, &se), "%T: %v", err, err)
 			assert.True(t, tt.is(err), "%v", err)
@@ -200,6 +202,7 @@ func TestIsTooLargeResourceVersion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Logf("listwatch: %d %s %q: IsTooLargeResourceVersion = %v", tt.st.Code, tt.st.Reason, tt.st.Message, IsTooLargeResourceVersion(tt.st))
 			assert.Equal(t, tt.want, IsTooLargeResourceVersion(&StatusError{ErrStatus: tt.st}))
 			assert.Equal(t, tt.want, IsTooLargeResourceVersion(fmt.Errorf("list pods: %w", &StatusError{ErrStatus: tt.st})), "through wrapping")
 			assert.Equal(t, tt.want, IsTooLargeResourceVersion(tt.st), "a bare *api.Status works too")
@@ -213,6 +216,8 @@ func TestIsTooLargeResourceVersion(t *testing.T) {
 func TestIsResourceExpiredAcceptsExpiredAndGone(t *testing.T) {
 	expired := &StatusError{ErrStatus: &api.Status{Code: 410, Reason: api.StatusReasonExpired}}
 	gone := &StatusError{ErrStatus: &api.Status{Code: 410, Reason: api.StatusReasonGone}}
+	t.Logf("listwatch: 410 Expired: IsResourceExpired=%v IsGone=%v; 410 Gone: IsResourceExpired=%v IsGone=%v",
+		IsResourceExpired(expired), IsGone(expired), IsResourceExpired(gone), IsGone(gone))
 	assert.True(t, IsResourceExpired(expired))
 	assert.True(t, IsResourceExpired(gone))
 	assert.False(t, IsGone(expired))
@@ -228,7 +233,7 @@ func TestIsConnectionRefused(t *testing.T) {
 	addr := ln.Addr().String()
 	require.NoError(t, ln.Close()) // now nothing listens there
 
-	c, err := NewClient(Config{Server: "http://" + addr})
+	c, err := NewClient(Config{Tracer: trace.ForTest(t), Server: "http://" + addr})
 	require.NoError(t, err)
 	_, err = NewFilteredListWatchFromClient(c, Pods, "default", nil).Watch(context.Background(), ListOptions{})
 	require.Error(t, err)

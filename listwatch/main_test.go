@@ -2,7 +2,10 @@ package listwatch
 
 import (
 	"context"
+	"io"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/internal/clock"
 	"github.com/kinformer/kinformer/internal/leakcheck"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // TestMain fails the package if a test leaves a watch goroutine (or a test
@@ -38,13 +42,19 @@ func newEnv(t *testing.T, opts fakeapiserver.Options) *env {
 	if opts.Clock == nil {
 		opts.Clock = clk
 	}
+	// The server's and the client's trace go to t.Log: under -v a test
+	// shows each request from both ends (list served / list, frame sent /
+	// frame decoded).
+	if opts.Tracer == nil {
+		opts.Tracer = trace.ForTest(t)
+	}
 	srv := fakeapiserver.New(opts)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {
 		srv.Close()
 		hs.Close()
 	})
-	c, err := NewClient(Config{Server: hs.URL, BearerToken: opts.Token})
+	c, err := NewClient(Config{Server: hs.URL, BearerToken: opts.Token, Tracer: opts.Tracer})
 	require.NoError(t, err)
 	return &env{srv: srv, hs: hs, clock: clk, client: c}
 }
@@ -107,3 +117,29 @@ func (e *env) blockUntilWaiters(t *testing.T, n int) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// testWriter is an io.Writer that writes each line to t.Log after label,
+// and drops what is written after the test has finished.
+func testWriter(t testing.TB, label string) io.Writer {
+	w := &tWriter{t: t, label: label}
+	t.Cleanup(func() { w.mu.Lock(); w.done = true; w.mu.Unlock() })
+	return w
+}
+
+type tWriter struct {
+	t     testing.TB
+	label string
+	mu    sync.Mutex
+	done  bool
+}
+
+func (w *tWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		for line := range strings.Lines(string(p)) {
+			w.t.Logf("%s: %s", w.label, strings.TrimSuffix(line, "\n"))
+		}
+	}
+	return len(p), nil
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Paths as the real API lays them out (client-go notes §6a).
@@ -33,7 +34,9 @@ func TestResourcePath(t *testing.T) {
 		{Pods, "default", "a b/c", "", "/api/v1/namespaces/default/pods/a%20b%2Fc"},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, tt.r.Path(tt.namespace, tt.name, tt.sub))
+		got := tt.r.Path(tt.namespace, tt.name, tt.sub)
+		t.Logf("listwatch: %s namespace=%q name=%q sub=%q -> %s", tt.r, tt.namespace, tt.name, tt.sub, got)
+		assert.Equal(t, tt.want, got)
 	}
 	assert.Equal(t, "v1", Pods.GroupVersion())
 	assert.Equal(t, "apps/v1", ReplicaSets.GroupVersion())
@@ -61,7 +64,7 @@ func TestClientRequestShape(t *testing.T) {
 		_, _ = w.Write([]byte(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7"},"items":[]}`))
 	}))
 	defer hs.Close()
-	c, err := NewClient(Config{Server: hs.URL + "/k8s/clusters/c-1/", BearerToken: "secret", UserAgent: "test-agent"})
+	c, err := NewClient(Config{Tracer: trace.ForTest(t), Server: hs.URL + "/k8s/clusters/c-1/", BearerToken: "secret", UserAgent: "test-agent"})
 	require.NoError(t, err)
 
 	_, err = For[*api.Pod](c, Pods).List(context.Background(), "a b", ListOptions{
@@ -70,6 +73,8 @@ func TestClientRequestShape(t *testing.T) {
 	})
 	require.NoError(t, err)
 	got := <-requests
+	t.Logf("server (hand-made): got %s %s?%s Authorization=%q User-Agent=%q", got.Method, got.URL.EscapedPath(), got.URL.RawQuery,
+		got.Header.Get("Authorization"), got.UserAgent())
 	assert.Equal(t, "/k8s/clusters/c-1/api/v1/namespaces/a%20b/pods", got.URL.EscapedPath())
 	assert.Equal(t, "fieldSelector=status.phase%3DRunning&labelSelector=app+in+%28web%2Cdb%29&limit=500&resourceVersion=5&resourceVersionMatch=NotOlderThan&timeoutSeconds=30",
 		got.URL.RawQuery)
@@ -80,6 +85,9 @@ func TestClientRequestShape(t *testing.T) {
 
 // Watch options: watch=true always, bookmarks and initial events when asked.
 func TestListOptionsQuery(t *testing.T) {
+	for _, o := range []ListOptions{{}, {AllowWatchBookmarks: true, SendInitialEvents: ptr(true), ResourceVersionMatch: "NotOlderThan", Continue: "tok"}} {
+		t.Logf("listwatch: %+v -> list ?%s, watch ?%s", o, o.query(false).Encode(), o.query(true).Encode())
+	}
 	assert.Equal(t, "", ListOptions{}.query(false).Encode())
 	assert.Equal(t, "watch=true", ListOptions{}.query(true).Encode())
 	assert.Equal(t, "allowWatchBookmarks=true&continue=tok&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=true",
@@ -97,13 +105,17 @@ func TestDeleteSendsOptionsBody(t *testing.T) {
 		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success"}`))
 	}))
 	defer hs.Close()
-	c, err := NewClient(Config{Server: hs.URL})
+	c, err := NewClient(Config{Tracer: trace.ForTest(t), Server: hs.URL})
 	require.NoError(t, err)
 	pods := For[*api.Pod](c, Pods)
 
 	require.NoError(t, pods.Delete(context.Background(), "default", "web-0", DeleteOptions{}))
-	assert.Equal(t, "DELETE /api/v1/namespaces/default/pods/web-0  ", <-bodies)
+	body := <-bodies
+	t.Logf("server (hand-made): got %s", body)
+	assert.Equal(t, "DELETE /api/v1/namespaces/default/pods/web-0  ", body)
 	require.NoError(t, pods.Delete(context.Background(), "default", "web-0", DeleteOptions{
 		GracePeriodSeconds: ptr(int64(0)), Preconditions: &Preconditions{UID: ptr("u-1")}}))
-	assert.Equal(t, `DELETE /api/v1/namespaces/default/pods/web-0 application/json {"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0,"preconditions":{"uid":"u-1"}}`, <-bodies)
+	body = <-bodies
+	t.Logf("server (hand-made): got %s", body)
+	assert.Equal(t, `DELETE /api/v1/namespaces/default/pods/web-0 application/json {"kind":"DeleteOptions","apiVersion":"v1","gracePeriodSeconds":0,"preconditions":{"uid":"u-1"}}`, body)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Decoder tests against hand-made servers that write the stream exactly as
@@ -41,13 +42,14 @@ func streamServer(t *testing.T, write func(send func(string))) *Client {
 		rc := http.NewResponseController(w)
 		_ = rc.Flush()
 		write(func(s string) {
+			t.Logf("server (hand-made, played by the test): sends %d bytes %.50q", len(s), s)
 			_, _ = io.WriteString(w, s)
 			_ = rc.Flush()
 		})
 		<-r.Context().Done()
 	}))
 	t.Cleanup(hs.Close)
-	c, err := NewClient(Config{Server: hs.URL, MaxWatchFrameSize: 1024})
+	c, err := NewClient(Config{Server: hs.URL, MaxWatchFrameSize: 1024, Tracer: trace.ForTest(t)})
 	require.NoError(t, err)
 	return c
 }
@@ -163,7 +165,7 @@ func hijackServer(t *testing.T, raw string) *Client {
 		_ = conn.Close()
 	}))
 	t.Cleanup(hs.Close)
-	c, err := NewClient(Config{Server: hs.URL})
+	c, err := NewClient(Config{Tracer: trace.ForTest(t), Server: hs.URL})
 	require.NoError(t, err)
 	return c
 }
@@ -238,7 +240,7 @@ func TestWatchDecoderStopWhileServerSilent(t *testing.T) {
 		close(clientGone)
 	}))
 	defer hs.Close()
-	c, err := NewClient(Config{Server: hs.URL})
+	c, err := NewClient(Config{Tracer: trace.ForTest(t), Server: hs.URL})
 	require.NoError(t, err)
 	w := openWatch(t, c)
 	w.Stop()
@@ -301,7 +303,9 @@ func TestWatchDecoderFrames(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			maxFrame := cmp.Or(tt.maxFrame, 64<<10)
-			assert.Equal(t, tt.want, decodeAll(strings.NewReader(tt.input), maxFrame))
+			got := decodeAll(strings.NewReader(tt.input), maxFrame)
+			t.Logf("listwatch: %d bytes in, frame limit %d: decoded %q", len(tt.input), maxFrame, got)
+			assert.Equal(t, tt.want, got)
 			// Chunking never matters: one byte per Read gives the same events.
 			assert.Equal(t, tt.want, decodeAll(iotest.OneByteReader(strings.NewReader(tt.input)), maxFrame))
 		})
@@ -317,6 +321,7 @@ func TestWatchDecoderMemoryPerFrameIsBounded(t *testing.T) {
 	_, err := fr.next()
 	require.ErrorIs(t, err, ErrFrameTooLarge)
 	assert.LessOrEqual(t, cap(fr.buf), limit+1)
+	t.Logf("listwatch: an endless line with a %d byte frame limit: %v; buffer capacity %d", limit, err, cap(fr.buf))
 }
 
 // infiniteX is an endless stream of 'x'.
@@ -333,5 +338,6 @@ func (infiniteX) Read(p []byte) (int, error) {
 func TestWatchDecoderReadError(t *testing.T) {
 	boom := errors.New("connection reset by peer")
 	got := decodeAll(iotest.DataErrReader(io.MultiReader(strings.NewReader(podFrame(api.Added, "a", "1")), iotest.ErrReader(boom))), 1<<20)
+	t.Logf("listwatch: one frame, then the connection is reset: decoded %q", got)
 	assert.Equal(t, []string{"ADDED a 1", "BROKEN watch stream broken after 1 events: connection reset by peer"}, got)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )
 
@@ -23,10 +24,11 @@ type podController struct {
 	mu       sync.Mutex
 	attempts map[string]int
 	dropped  []string
+	logf     func(format string, args ...any) // the test's log
 }
 
 func newPodController(queue RateLimitingInterface[string], sync func(string) error) *podController {
-	return &podController{queue: queue, sync: sync, attempts: make(map[string]int)}
+	return &podController{queue: queue, sync: sync, attempts: make(map[string]int), logf: func(string, ...any) {}}
 }
 
 func (c *podController) processNextItem() bool {
@@ -38,8 +40,10 @@ func (c *podController) processNextItem() bool {
 
 	c.mu.Lock()
 	c.attempts[key]++
+	attempt := c.attempts[key]
 	c.mu.Unlock()
 	err := c.sync(key)
+	c.logf("worker: reconcile key=%s attempt=%d err=%v", key, attempt, err)
 	c.handleErr(err, key)
 	return true
 }
@@ -54,6 +58,7 @@ func (c *podController) handleErr(err error, key string) {
 		return
 	}
 	c.queue.Forget(key) // ... then stop trying
+	c.logf("worker: giving up on key=%s after %d retries", key, 5)
 	c.mu.Lock()
 	c.dropped = append(c.dropped, key)
 	c.mu.Unlock()
@@ -80,9 +85,16 @@ func (c *podController) droppedKeys() []string {
 // the queue down and waits for the worker to exit.
 func startPodController(t *testing.T, clk clock.Clock, sync func(string) error) (*podController, func()) {
 	t.Helper()
+	return startPodControllerTraced(t, clk, nil, sync)
+}
+
+// startPodControllerTraced is startPodController with the queue's Tracer.
+func startPodControllerTraced(t *testing.T, clk clock.Clock, tr *trace.Tracer, sync func(string) error) (*podController, func()) {
+	t.Helper()
 	queue := NewRateLimitingQueueWithConfig(DefaultControllerRateLimiter[string](),
-		QueueConfig{Name: "pods", Clock: clk})
+		traceConfig(t, QueueConfig{Name: "pods", Clock: clk, Tracer: tr}))
 	c := newPodController(queue, sync)
+	c.logf = t.Logf
 	exited := make(chan struct{})
 	go func() {
 		c.runWorker()
@@ -103,9 +115,12 @@ func startPodController(t *testing.T, clk clock.Clock, sync func(string) error) 
 func TestController_RetriesFiveTimesThenDrops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(epoch)
-		c, stop := startPodController(t, clk, func(string) error { return errors.New("apiserver unavailable") })
+		rec := trace.NewRecorder()
+		c, stop := startPodControllerTraced(t, clk, tee(trace.ForTest(t), rec.Tracer()),
+			func(string) error { return errors.New("apiserver unavailable") })
 		defer stop()
 		const key = "default/web-0"
+		t.Logf("informer (played by the test): enqueue %s; every reconcile of it fails", key)
 
 		c.queue.Add(key)
 		for i, delay := range []time.Duration{5, 10, 20, 40, 80} {
@@ -114,10 +129,10 @@ func TestController_RetriesFiveTimesThenDrops(t *testing.T) {
 			require.Equal(t, i+1, c.attemptsOf(key))
 			require.Equal(t, i+1, c.queue.NumRequeues(key))
 
-			clk.Step(delay - time.Nanosecond)
+			stepClock(t, clk, delay-time.Nanosecond)
 			synctest.Wait()
 			require.Equal(t, i+1, c.attemptsOf(key), "retry %d ran before its %v backoff", i+1, delay)
-			clk.Step(time.Nanosecond)
+			stepClock(t, clk, time.Nanosecond)
 		}
 		synctest.Wait()
 		require.Equal(t, 6, c.attemptsOf(key), "one try and five retries")
@@ -125,6 +140,13 @@ func TestController_RetriesFiveTimesThenDrops(t *testing.T) {
 		require.Equal(t, 0, c.queue.NumRequeues(key), "a dropped key is forgotten")
 		require.Equal(t, 0, c.queue.Len())
 		require.Equal(t, 0, clk.Waiters(), "nothing is scheduled after the drop")
+		var delays []string
+		for _, e := range rec.Events() {
+			if e.What == "retry" {
+				delays = append(delays, e.Get(trace.KeyDelay))
+			}
+		}
+		require.Equal(t, []string{"5ms", "10ms", "20ms", "40ms", "80ms"}, delays, "the trace shows each retry's backoff")
 	})
 }
 
@@ -145,22 +167,24 @@ func TestController_ForgetOnSuccessResetsBackoff(t *testing.T) {
 		})
 		defer stop()
 		const key = "default/web-1"
+		t.Logf("informer (played by the test): enqueue %s; it fails twice, then succeeds", key)
 
 		c.queue.Add(key)
 		synctest.Wait()
-		clk.Step(5 * time.Millisecond)
+		stepClock(t, clk, 5*time.Millisecond)
 		synctest.Wait()
-		clk.Step(10 * time.Millisecond)
+		stepClock(t, clk, 10*time.Millisecond)
 		synctest.Wait()
 		require.Equal(t, 3, c.attemptsOf(key), "two failures and a success")
 		require.Equal(t, 0, c.queue.NumRequeues(key), "success must Forget")
 		require.Empty(t, c.droppedKeys())
 
 		failures.Store(key, 1) // it fails again later: backoff starts at 5 ms
+		t.Logf("informer (played by the test): enqueue %s again; it fails once more", key)
 		c.queue.Add(key)
 		synctest.Wait()
 		require.Equal(t, 4, c.attemptsOf(key))
-		clk.Step(5 * time.Millisecond)
+		stepClock(t, clk, 5*time.Millisecond)
 		synctest.Wait()
 		require.Equal(t, 5, c.attemptsOf(key))
 	})
@@ -182,6 +206,7 @@ func TestController_EventsCollapseIntoOneReconcile(t *testing.T) {
 
 		c.queue.Add(key)
 		synctest.Wait() // the worker is inside sync
+		t.Logf("informer (played by the test): ten update events for %s while the worker reconciles it", key)
 		for range 10 {
 			c.queue.Add(key) // ten update events from the informer
 		}

@@ -17,7 +17,7 @@ import (
 func newFakeDelayingQueue(t *testing.T) (*delayingType[string], *clock.FakeClock) {
 	t.Helper()
 	clk := clock.NewFakeClock(epoch)
-	q := newDelayingQueue[string](QueueConfig{Clock: clk})
+	q := newDelayingQueue[string](traceConfig(t, QueueConfig{Clock: clk}))
 	t.Cleanup(q.ShutDown)
 	return q, clk
 }
@@ -32,11 +32,11 @@ func TestDelaying_AddAfterWaitsForTheClock(t *testing.T) {
 		require.Equal(t, 0, q.Len())
 		require.Equal(t, 1, clk.Waiters(), "the waiting loop arms one timer")
 
-		clk.Step(999 * time.Millisecond)
+		stepClock(t, clk, 999*time.Millisecond)
 		synctest.Wait()
 		require.Equal(t, 0, q.Len(), "item added before its delay passed")
 
-		clk.Step(time.Millisecond)
+		stepClock(t, clk, time.Millisecond)
 		synctest.Wait()
 		require.Equal(t, 1, q.Len())
 		require.Equal(t, 0, clk.Waiters(), "nothing waits, so no timer stays armed")
@@ -54,11 +54,11 @@ func TestDelaying_FiresInDeadlineOrder(t *testing.T) {
 		q.AddAfter("b2", 2*time.Second) // same deadline as b, added later
 		synctest.Wait()
 
-		clk.Step(time.Second)
+		stepClock(t, clk, time.Second)
 		synctest.Wait()
 		require.Equal(t, 1, q.Len(), "only a is due after 1s")
 
-		clk.Step(5 * time.Second) // b, b2 and c all become due in one step
+		stepClock(t, clk, 5*time.Second) // b, b2 and c all become due in one step
 		synctest.Wait()
 		var got []string
 		for q.Len() > 0 {
@@ -80,18 +80,18 @@ func TestDelaying_ReAddKeepsEarliest(t *testing.T) {
 		q.AddAfter("earlier-readd", 5*time.Second) // earlier: wins, and wakes the loop
 		synctest.Wait()
 
-		clk.Step(5 * time.Second)
+		stepClock(t, clk, 5*time.Second)
 		synctest.Wait()
 		require.Equal(t, "earlier-readd", getQueued(t, q))
 		require.Equal(t, 0, q.Len())
 
-		clk.Step(5 * time.Second)
+		stepClock(t, clk, 5*time.Second)
 		synctest.Wait()
 		require.Equal(t, "later-readd", getQueued(t, q))
 		q.Done("earlier-readd")
 		q.Done("later-readd")
 
-		clk.Step(time.Minute) // past both discarded ready times
+		stepClock(t, clk, time.Minute) // past both discarded ready times
 		synctest.Wait()
 		require.Equal(t, 0, q.Len(), "a re-added item must not fire a second time")
 		require.Equal(t, 0, clk.Waiters())
@@ -109,7 +109,7 @@ func TestDelaying_EarlierItemRearmsTimer(t *testing.T) {
 		synctest.Wait()
 		require.Equal(t, 1, clk.Waiters(), "one timer, re-armed, not two")
 
-		clk.Step(time.Second)
+		stepClock(t, clk, time.Second)
 		synctest.Wait()
 		require.Equal(t, "fast", getQueued(t, q))
 		require.Equal(t, 1, clk.Waiters(), "the timer is re-armed for the hour-long item")
@@ -140,7 +140,7 @@ func (c *jumpingClock) NewTimer(d time.Duration) clock.Timer {
 func TestDelaying_ClockJumpWhileArmingTimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := &jumpingClock{FakeClock: clock.NewFakeClock(epoch), jump: time.Second}
-		q := newDelayingQueue[string](QueueConfig{Clock: clk})
+		q := newDelayingQueue[string](traceConfig(t, QueueConfig{Clock: clk}))
 		defer q.ShutDown()
 		synctest.Wait() // the waiting loop is idle, nothing pending
 
@@ -166,7 +166,7 @@ func TestDelaying_NonPositiveDelayAddsNow(t *testing.T) {
 func TestDelaying_ShutDownStopsWaitingLoop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(epoch)
-		q := newDelayingQueue[string](QueueConfig{Clock: clk})
+		q := newDelayingQueue[string](traceConfig(t, QueueConfig{Clock: clk}))
 		q.AddAfter("waiting", time.Second)
 		synctest.Wait()
 
@@ -175,7 +175,7 @@ func TestDelaying_ShutDownStopsWaitingLoop(t *testing.T) {
 		require.Equal(t, 0, clk.Waiters(), "the loop's timer must be stopped")
 		q.AddAfter("after-shutdown", time.Second)
 		q.AddAfter("after-shutdown-now", 0)
-		clk.Step(time.Hour)
+		stepClock(t, clk, time.Hour)
 		synctest.Wait()
 		require.Equal(t, 0, q.Len(), "waiting items are dropped on ShutDown")
 		_, shutdown := q.Get()
@@ -188,7 +188,7 @@ func TestDelaying_ShutDownStopsWaitingLoop(t *testing.T) {
 func TestDelaying_ShutDownWithDrainStopsWaitingLoop(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(epoch)
-		q := newDelayingQueue[string](QueueConfig{Clock: clk})
+		q := newDelayingQueue[string](traceConfig(t, QueueConfig{Clock: clk}))
 		q.Add("processing")
 		item := getQueued(t, q)
 		q.AddAfter("waiting", time.Second)

@@ -1,10 +1,12 @@
 package workqueue
 
 import (
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/kinformer/kinformer/internal/leakcheck"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // TestMain runs the tests, then fails if any goroutine started by this
@@ -27,4 +29,48 @@ func getQueued[T comparable](t *testing.T, q Interface[T]) T {
 		t.Fatal("Get reported shutdown while an item was queued")
 	}
 	return item
+}
+
+// traceConfig returns cfg with the queue's trace written to t.Log, so that
+// `go test -run X -v` shows every add, get, done and retry and a plain `go
+// test` stays quiet. A Tracer already set wins.
+func traceConfig(t testing.TB, cfg QueueConfig) QueueConfig {
+	if cfg.Tracer == nil {
+		cfg.Tracer = trace.ForTest(t)
+	}
+	return cfg
+}
+
+// stepClock moves the fake clock on by d and says so in the test's log: the
+// queue's trace shows what is due then.
+func stepClock(t testing.TB, clk interface {
+	Step(time.Duration)
+	Now() time.Time
+}, d time.Duration) {
+	t.Helper()
+	clk.Step(d)
+	t.Logf("clock: +%v (now %v after the epoch)", d, clk.Now().Sub(epoch))
+}
+
+// tee is a Tracer that reports every event to each of tracers.
+func tee(tracers ...*trace.Tracer) *trace.Tracer {
+	return trace.New(trace.Func(func(e trace.Event) {
+		attrs := append([]slog.Attr{slog.String(trace.KeyStage, e.Stage)}, e.Attrs...)
+		for _, t := range tracers {
+			if e.Level >= slog.LevelWarn {
+				t.Warn(e.What, attrs...)
+			} else {
+				t.Event(e.What, attrs...)
+			}
+		}
+	}))
+}
+
+// countEvents sums recorded events by what happened: "add" 12, "get" 9 ...
+func countEvents(rec *trace.Recorder) map[string]int {
+	n := map[string]int{}
+	for _, e := range rec.Events() {
+		n[e.What]++
+	}
+	return n
 }

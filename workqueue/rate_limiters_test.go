@@ -11,12 +11,15 @@ import (
 
 const ms = time.Millisecond
 
-// whens calls When n times for item and returns the delays.
-func whens(r RateLimiter[string], item string, n int) []time.Duration {
+// whens calls When n times for item and returns the delays, which the
+// test's log shows.
+func whens(t testing.TB, r RateLimiter[string], item string, n int) []time.Duration {
+	t.Helper()
 	out := make([]time.Duration, n)
 	for i := range out {
 		out[i] = r.When(item)
 	}
+	t.Logf("limiter: %d failures of %s: When = %v", n, item, out)
 	return out
 }
 
@@ -25,7 +28,7 @@ func TestRateLimiter_ExponentialDoublesToCap(t *testing.T) {
 	r := NewItemExponentialFailureRateLimiter[string](5*ms, time.Second)
 	require.Equal(t,
 		[]time.Duration{5 * ms, 10 * ms, 20 * ms, 40 * ms, 80 * ms, 160 * ms, 320 * ms, 640 * ms, time.Second, time.Second},
-		whens(r, "a", 10))
+		whens(t, r, "a", 10))
 	require.Equal(t, 10, r.NumRequeues("a"))
 	require.Equal(t, 5*ms, r.When("b"), "another item starts at the base delay")
 	require.Equal(t, 1, r.NumRequeues("b"))
@@ -40,11 +43,15 @@ func TestRateLimiter_ExponentialOverflowSafe(t *testing.T) {
 		if i > 70 {
 			require.Equal(t, time.Duration(math.MaxInt64), d, "failure %d must be capped", i)
 		}
+		if i == 0 || i == 70 || i == 1999 {
+			t.Logf("limiter: failure %d of a: When = %v", i+1, d)
+		}
 	}
 }
 
 // Odd arguments give sensible delays, never a panic.
 func TestRateLimiter_ExponentialOddArguments(t *testing.T) {
+	t.Log("limiter: base 0 waits 0; a base above the cap waits the cap; a negative cap waits 0")
 	require.Equal(t, time.Duration(0), NewItemExponentialFailureRateLimiter[string](0, time.Second).When("a"))
 	require.Equal(t, time.Second, NewItemExponentialFailureRateLimiter[string](time.Minute, time.Second).When("a"))
 	require.Equal(t, time.Duration(0), NewItemExponentialFailureRateLimiter[string](time.Second, -time.Second).When("a"))
@@ -74,9 +81,12 @@ func TestRateLimiter_ForgetResets(t *testing.T) {
 			r.When("a")
 			require.Equal(t, 3, r.NumRequeues("a"))
 
+			t.Logf("limiter %s: 3 failures of a, NumRequeues=%d; Forget(a)", tt.name, r.NumRequeues("a"))
 			r.Forget("a")
 			require.Equal(t, 0, r.NumRequeues("a"))
-			require.Equal(t, tt.first, r.When("a"), "after Forget the backoff starts over")
+			first := r.When("a")
+			t.Logf("limiter %s: after Forget, NumRequeues=0 and the next When = %v, the first delay again", tt.name, first)
+			require.Equal(t, tt.first, first, "after Forget the backoff starts over")
 		})
 	}
 }
@@ -94,6 +104,7 @@ func TestRateLimiter_BucketQPSAndBurst(t *testing.T) {
 	for _, item := range items {
 		got = append(got, r.When(item))
 	}
+	t.Logf("limiter: bucket 10 qps, burst 3: When for %v = %v", items, got)
 	require.Equal(t, []time.Duration{0, 0, 0, 100 * ms, 200 * ms, 300 * ms}, got,
 		"burst of 3 free, then each reservation waits behind the ones before it")
 
@@ -101,7 +112,7 @@ func TestRateLimiter_BucketQPSAndBurst(t *testing.T) {
 	require.Equal(t, 200*ms, r.When("g"), "debt of 1 plus this token, at 10 qps")
 
 	clk.Step(10 * time.Second) // refills, but never above burst
-	require.Equal(t, []time.Duration{0, 0, 0, 100 * ms}, whens(r, "h", 4))
+	require.Equal(t, []time.Duration{0, 0, 0, 100 * ms}, whens(t, r, "h", 4))
 
 	require.Equal(t, 0, r.NumRequeues("a"), "the bucket keeps no per-item history")
 	r.Forget("a")
@@ -122,6 +133,7 @@ func TestRateLimiter_BucketRejectsBadConfig(t *testing.T) {
 		{10, 0, "burst must be at least 1, got 0"},
 	} {
 		_, err := NewBucketRateLimiter[string](tt.qps, tt.burst)
+		t.Logf("limiter: NewBucketRateLimiter(qps=%v, burst=%d): %v", tt.qps, tt.burst, err)
 		require.ErrorContains(t, err, tt.want)
 	}
 }
@@ -130,7 +142,7 @@ func TestRateLimiter_BucketRejectsBadConfig(t *testing.T) {
 // slowDelay; items are independent.
 func TestRateLimiter_FastSlow(t *testing.T) {
 	r := NewItemFastSlowRateLimiter[string](5*ms, 10*time.Second, 3)
-	require.Equal(t, []time.Duration{5 * ms, 5 * ms, 5 * ms, 10 * time.Second, 10 * time.Second}, whens(r, "a", 5))
+	require.Equal(t, []time.Duration{5 * ms, 5 * ms, 5 * ms, 10 * time.Second, 10 * time.Second}, whens(t, r, "a", 5))
 	require.Equal(t, 5, r.NumRequeues("a"))
 	require.Equal(t, 5*ms, r.When("b"))
 
@@ -145,14 +157,14 @@ func TestRateLimiter_MaxOf(t *testing.T) {
 	fastSlow := NewItemFastSlowRateLimiter[string](3*ms, time.Second, 3)
 	r := NewMaxOfRateLimiter[string](exp, fastSlow, nil)
 
-	require.Equal(t, []time.Duration{5 * ms, 10 * ms, 20 * ms, time.Second, time.Second}, whens(r, "a", 5))
+	require.Equal(t, []time.Duration{5 * ms, 10 * ms, 20 * ms, time.Second, time.Second}, whens(t, r, "a", 5))
 	require.Equal(t, 5, exp.NumRequeues("a"), "every limiter must see every failure")
 	require.Equal(t, 5, fastSlow.NumRequeues("a"))
 	require.Equal(t, 5, r.NumRequeues("a"))
 
 	exp.Forget("a") // exp 0, fastSlow 5
 	require.Equal(t, 5, r.NumRequeues("a"), "NumRequeues is the largest count")
-	whens(exp, "a", 7) // exp 7, fastSlow 5
+	whens(t, exp, "a", 7) // exp 7, fastSlow 5
 	require.Equal(t, 7, r.NumRequeues("a"), "NumRequeues is the largest count, whichever limiter has it")
 	r.Forget("a")
 	require.Equal(t, 0, exp.NumRequeues("a"))
@@ -165,7 +177,7 @@ func TestRateLimiter_MaxOf(t *testing.T) {
 // for one failing item the exponential part decides.
 func TestRateLimiter_DefaultControllerRateLimiter(t *testing.T) {
 	r := DefaultControllerRateLimiter[string]()
-	got := whens(r, "a", 20)
+	got := whens(t, r, "a", 20)
 	for i, d := range got {
 		want := min(5*ms<<i, 1000*time.Second)
 		require.Equal(t, want, d, "failure %d", i)

@@ -16,17 +16,17 @@ func TestRateLimitingQueue_AddRateLimitedDelaysByWhen(t *testing.T) {
 		clk := clock.NewFakeClock(epoch)
 		q := NewRateLimitingQueueWithConfig(
 			NewItemExponentialFailureRateLimiter[string](time.Second, time.Minute),
-			QueueConfig{Clock: clk})
+			traceConfig(t, QueueConfig{Clock: clk}))
 		defer q.ShutDown()
 
 		for i, delay := range []time.Duration{time.Second, 2 * time.Second, 4 * time.Second} {
 			q.AddRateLimited("a")
 			require.Equal(t, i+1, q.NumRequeues("a"))
 			synctest.Wait()
-			clk.Step(delay - time.Nanosecond)
+			stepClock(t, clk, delay-time.Nanosecond)
 			synctest.Wait()
 			require.Equal(t, 0, q.Len(), "retry %d came early", i+1)
-			clk.Step(time.Nanosecond)
+			stepClock(t, clk, time.Nanosecond)
 			synctest.Wait()
 			require.Equal(t, "a", getQueued(t, q), "retry %d", i+1)
 			q.Done("a")
@@ -36,7 +36,7 @@ func TestRateLimitingQueue_AddRateLimitedDelaysByWhen(t *testing.T) {
 		require.Equal(t, 0, q.NumRequeues("a"))
 		q.AddRateLimited("a")
 		synctest.Wait()
-		clk.Step(time.Second)
+		stepClock(t, clk, time.Second)
 		synctest.Wait()
 		require.Equal(t, 1, q.Len(), "after Forget the delay is the base delay again")
 	})
@@ -46,12 +46,12 @@ func TestRateLimitingQueue_AddRateLimitedDelaysByWhen(t *testing.T) {
 func TestRateLimitingQueue_NilLimiterIsDefault(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(epoch)
-		q := NewRateLimitingQueueWithConfig[string](nil, QueueConfig{Clock: clk})
+		q := NewRateLimitingQueueWithConfig[string](nil, traceConfig(t, QueueConfig{Clock: clk}))
 		defer q.ShutDown()
 		q.AddRateLimited("a")
 		require.Equal(t, 1, q.NumRequeues("a"))
 		synctest.Wait()
-		clk.Step(5 * time.Millisecond)
+		stepClock(t, clk, 5*time.Millisecond)
 		synctest.Wait()
 		require.Equal(t, 1, q.Len())
 	})

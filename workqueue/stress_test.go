@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,7 +31,10 @@ func TestQueue_StressManyProducersManyWorkers(t *testing.T) {
 		keys           = 64
 		addsByProducer = 4000
 	)
-	q := New[string]()
+	// 16000 adds: recorded and summed up, not logged one by one.
+	rec := trace.NewRecorder()
+	q := NewWithConfig[string](QueueConfig{Tracer: rec.Tracer()})
+	t.Logf("workqueue: %d producers add %d times each over %d keys while %d workers Get and Done", producers, addsByProducer, keys, workers)
 	names := make([]string, keys)
 	for i := range names {
 		names[i] = fmt.Sprintf("default/pod-%d", i)
@@ -87,6 +91,9 @@ func TestQueue_StressManyProducersManyWorkers(t *testing.T) {
 			"key %s: processed last before its last Add (an Add was lost)", names[i])
 	}
 	require.GreaterOrEqual(t, processed.Load(), int64(keys))
+	n := countEvents(rec)
+	t.Logf("workqueue: trace: %d add, %d add (deduplicated), %d get, %d done; %d items processed, every key's last Add among them",
+		n["add"], n["add (deduplicated)"], n["get"], n["done"], processed.Load())
 	require.LessOrEqual(t, processed.Load(), int64(producers*addsByProducer))
 	require.Equal(t, 0, q.Len())
 	t.Logf("%d adds, %d processed (the rest were deduplicated)", producers*addsByProducer, processed.Load())
@@ -105,8 +112,11 @@ func TestRateLimitingQueue_StressAddAfterWithManyWorkers(t *testing.T) {
 		addsByProducer = 1000
 	)
 	clk := clock.NewFakeClock(epoch)
+	rec := trace.NewRecorder()
 	q := NewRateLimitingQueueWithConfig(NewItemFastSlowRateLimiter[int](time.Millisecond, 3*time.Millisecond, 2),
-		QueueConfig{Clock: clk})
+		QueueConfig{Clock: clk, Tracer: rec.Tracer()})
+	t.Logf("workqueue: %d producers Add, AddAfter and AddRateLimited %d times each over %d keys while the clock ticks and %d workers Get",
+		producers, addsByProducer, keys, workers)
 	var (
 		addCount [keys]atomic.Int64
 		lastSeen [keys]atomic.Int64
@@ -177,4 +187,7 @@ func TestRateLimitingQueue_StressAddAfterWithManyWorkers(t *testing.T) {
 	q.ShutDown()
 	workersDone.Wait()
 	require.Zero(t, overlaps.Load(), "a key was processed by two workers at once")
+	n := countEvents(rec)
+	t.Logf("workqueue: trace: %d add, %d add (deduplicated), %d add after, %d retry, %d get, %d done; no key processed twice at once",
+		n["add"], n["add (deduplicated)"], n["add after"], n["retry"], n["get"], n["done"])
 }
