@@ -116,6 +116,20 @@ func (r *Reflector) watchHandler(ctx context.Context, w listwatch.Watch, resyncE
 // unknown (skipped). A store that refuses an event is reported, and the
 // version moves on all the same.
 func (r *Reflector) apply(ev listwatch.Event) bool {
+	if ev.Type == api.Bookmark {
+		// Nothing changed; only the version moves on.
+		if r.tracer.On() {
+			r.tracer.Event("bookmark", trace.RV(ev.Object.GetResourceVersion()))
+		}
+		return true
+	}
+	if ev.Type != api.Added && ev.Type != api.Modified && ev.Type != api.Deleted {
+		r.skip(fmt.Errorf("%s: unknown watch event type %q", r.name, ev.Type))
+		return false
+	}
+	if r.tracer.On() { // before the store: the event goes on to the DeltaFIFO
+		r.tracer.Event("watch event", trace.Type(string(ev.Type)), trace.Key(keyOf(ev.Object)), trace.RV(ev.Object.GetResourceVersion()))
+	}
 	var err error
 	switch ev.Type {
 	case api.Added:
@@ -124,18 +138,6 @@ func (r *Reflector) apply(ev listwatch.Event) bool {
 		err = r.store.Update(ev.Object)
 	case api.Deleted:
 		err = r.store.Delete(ev.Object)
-	case api.Bookmark:
-		// Nothing changed; only the version moves on.
-		if r.tracer.On() {
-			r.tracer.Event("bookmark", trace.RV(ev.Object.GetResourceVersion()))
-		}
-		return true
-	default:
-		r.skip(fmt.Errorf("%s: unknown watch event type %q", r.name, ev.Type))
-		return false
-	}
-	if r.tracer.On() {
-		r.tracer.Event("watch event", trace.Type(string(ev.Type)), trace.Key(keyOf(ev.Object)), trace.RV(ev.Object.GetResourceVersion()))
 	}
 	if err != nil {
 		err = fmt.Errorf("%s: applying %s %s to the store: %w", r.name, ev.Type, keyOf(ev.Object), err)
