@@ -172,6 +172,10 @@ type sharedIndexInformer struct {
 	transform                       deltafifo.TransformFunc
 	handlersAdded                   int // for default handler names
 	watchErrorHandler               func(r *reflector.Reflector, err error)
+	// wrapQueue, if set, wraps the queue newQueue builds. A test seam: the
+	// scenario scripts (scenario_test.go) step and pause the queue through
+	// it. nil outside tests.
+	wrapQueue func(deltafifo.Queue) deltafifo.Queue
 }
 
 // NewSharedIndexInformer returns an informer for the objects lw lists and
@@ -253,10 +257,16 @@ func (s *sharedIndexInformer) startOnce() (Controller, bool) {
 
 // newQueue builds the queue the controller's Reflector fills.
 func (s *sharedIndexInformer) newQueue() deltafifo.Queue {
+	var q deltafifo.Queue
 	if s.queueKind == RealFIFOQueue {
-		return deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KnownObjects: s.indexer, Transformer: s.transform, Tracer: s.tracer})
+		q = deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KnownObjects: s.indexer, Transformer: s.transform, Tracer: s.tracer})
+	} else {
+		q = deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Transformer: s.transform, Tracer: s.tracer})
 	}
-	return deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Transformer: s.transform, Tracer: s.tracer})
+	if s.wrapQueue != nil {
+		q = s.wrapQueue(q)
+	}
+	return q
 }
 
 // stopProcessing marks the informer stopped (no handler can be added any

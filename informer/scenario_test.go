@@ -1,0 +1,192 @@
+package informer
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/synctest"
+)
+
+// Scenario scripts: testdata/scenarios/*.txt drive the whole pipeline, the
+// fake API server, a Reflector, the DeltaFIFO or RealFIFO, the informer
+// with its handlers, a work queue and a worker, one command at a time,
+// without writing Go. docs/scenarios.md is the guide; this is the
+// reference.
+//
+// A script is a list of commands, each a line starting with "> ",
+// followed by what it prints. Lines starting with "#" and blank lines are
+// comments. TestScenarios runs every script and compares the output; with
+// -update it writes the actual output into the script instead:
+//
+//	go test ./informer -run TestScenarios -update
+//	go test ./informer -run TestScenarios/03-tombstone-after-outage -v
+//
+// Every script runs inside a testing/synctest bubble: time is fake (it
+// only moves on "tick"), the server is reached over net.Pipe connections,
+// and after every command the harness waits until every goroutine of the
+// pipeline is blocked before printing. The queue between Reflector and
+// informer is stepped: each write the Reflector makes to it and each Pop
+// runs alone, and the next waits until everything the last one set off
+// (handler calls, work-queue adds) is over. So the output of a script
+// never depends on scheduling.
+//
+// Commands. Setup, before "start" (server and informer only before the
+// first command that needs them):
+//
+//	server [history=N] [bookmarks=D]   options of the fake server (History, BookmarkInterval)
+//	informer [pods|configmaps] [real] [resync=D] [watchlist]
+//	                                   the informer: resource (default pods), RealFIFO
+//	                                   instead of DeltaFIFO, default resync period,
+//	                                   streaming list (Reflector UseWatchList)
+//	handler NAME [resync=D] [feeds] [blocked]
+//	                                   add a handler; after start it is a late handler and
+//	                                   gets the cache replayed; "feeds" makes it the (one)
+//	                                   handler that adds keys to the work queue
+//	start                              run the informer until it has synced
+//
+// The server (KIND is pod or configmap; NAME is in namespace default):
+//
+//	create KIND NAME [k=v ...]         create (pod: labels; configmap: data)
+//	update KIND NAME [k=v ...]         replace labels (pod) or data (configmap)
+//	label KIND NAME k=v                merge one label (a PATCH)
+//	delete KIND NAME                   delete (a pod: MODIFIED then DELETED, graceful)
+//	drop-watches                       end every open watch cleanly (CloseWatches)
+//	compact                            forget the event history (410 for older versions)
+//	fail VERB CODE [N] [retry=D]       the next N requests (VERB list, watch or any) fail
+//	delay D                            delay every watch frame by D (0: off)
+//	drop-event TYPE KIND NAME          the next TYPE (ADDED, MODIFIED, DELETED) event of
+//	                                   the object is not sent to open watches
+//
+// Time, handlers, informer, worker:
+//
+//	tick D                             let D of fake time pass (in steps of at most 100ms)
+//	block NAME | release NAME          hold a handler's calls / let them run
+//	pause | resume                     stop / restart the informer's Pop: deltas pile up
+//	work                               the worker: Get, reconcile, Done, one key at a time,
+//	                                   until nothing is ready
+//	fail-reconcile KEY [N]             the next N (default 1) reconciles of KEY fail
+//
+// State and output:
+//
+//	state                              everything below
+//	rv | cache | queue | handlers | workqueue
+//	trace STAGES                       which stages' trace lines print: "all", "off",
+//	                                   "default", a list "reflector,deltafifo", or
+//	                                   changes "+server -informer"
+//	expect WHAT VALUE...               fail the script unless it holds (-update cannot
+//	                                   change it): rv N | lists N | watches N |
+//	                                   cache KEY@RV... | pending NAME N | requeues KEY N |
+//	                                   workqueue KEY...
+//
+// Output: the trace lines (trace.Event.String) of the stages selected
+// (default: reflector, deltafifo, informer, workqueue, controller), then
+// what the command itself prints. Lines are grouped per step (one queue
+// write, one Pop, one work item, one 100ms of a tick); within a step they
+// are ordered by stage along the pipeline; the informer's lines come in the
+// order it made them (the handlers told of one change by name), each
+// notification followed by the handler's call for it. Values that depend on
+// timing are rewritten: a handler's pending count is left out (the
+// "handlers" command prints it once things have settled), as is how long
+// a watch lasted; a jittered backoff prints as its base plus "+jitter".
+var updateScenarios = flag.Bool("update", false, "rewrite the expected output of testdata/scenarios/*.txt")
+
+func TestScenarios(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "scenarios", "*.txt"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no scenario scripts in testdata/scenarios: %v", err)
+	}
+	for _, file := range files {
+		name := strings.TrimSuffix(filepath.Base(file), ".txt")
+		t.Run(name, func(t *testing.T) { runScenarioScript(t, file) })
+	}
+}
+
+// scStep is one command of a script with the comment lines above it and
+// the output lines below it.
+type scStep struct {
+	comments []string
+	line     int // line number of the command
+	command  string
+	output   []string
+}
+
+// parseScenario splits a script into steps plus the comment lines after
+// the last command.
+func parseScenario(text string) (steps []scStep, trailer []string, err error) {
+	var pending []string
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "> "):
+			steps = append(steps, scStep{comments: pending, line: i + 1, command: strings.TrimSpace(line[2:])})
+			pending = nil
+		case line == "" || strings.HasPrefix(line, "#"):
+			pending = append(pending, line)
+		case len(steps) == 0:
+			return nil, nil, fmt.Errorf("line %d: output before the first command: %q", i+1, line)
+		case len(pending) > 0:
+			return nil, nil, fmt.Errorf("line %d: output after a comment; put comments before a command: %q", i+1, line)
+		default:
+			steps[len(steps)-1].output = append(steps[len(steps)-1].output, line)
+		}
+	}
+	return steps, pending, nil
+}
+
+func formatScenario(steps []scStep, trailer []string) string {
+	var b strings.Builder
+	for _, s := range steps {
+		for _, c := range s.comments {
+			b.WriteString(c + "\n")
+		}
+		b.WriteString("> " + s.command + "\n")
+		for _, o := range s.output {
+			b.WriteString(o + "\n")
+		}
+	}
+	for _, c := range trailer {
+		b.WriteString(c + "\n")
+	}
+	return b.String()
+}
+
+// runScenarioScript runs one script in a synctest bubble, logging each
+// command and its output (visible with -v), and compares or rewrites the
+// expected output.
+func runScenarioScript(t *testing.T, file string) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, trailer, err := parseScenario(string(raw))
+	if err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	synctest.Test(t, func(t *testing.T) {
+		env := newScenarioEnv(t)
+		t.Cleanup(env.teardown)
+		for i := range steps {
+			s := &steps[i]
+			got, err := env.run(s.command)
+			if err != nil {
+				t.Fatalf("%s:%d: > %s: %v", file, s.line, s.command, err)
+			}
+			t.Logf("> %s\n%s", s.command, strings.Join(got, "\n"))
+			if *updateScenarios {
+				s.output = got
+				continue
+			}
+			if want := strings.Join(s.output, "\n"); strings.Join(got, "\n") != want {
+				t.Fatalf("%s:%d: > %s\ngot:\n%s\nwant:\n%s\n(if the new output is right: go test ./informer -run TestScenarios -update)",
+					file, s.line, s.command, strings.Join(got, "\n"), want)
+			}
+		}
+	})
+	if *updateScenarios && !t.Failed() {
+		if err := os.WriteFile(file, []byte(formatScenario(steps, trailer)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
