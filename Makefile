@@ -1,18 +1,20 @@
 # kinformer: the informer machinery of client-go, from scratch, with a fake API server.
 GO ?= go
 
-.PHONY: demo server test unit lint kubectl-smoke bench chaos fuzz
+.PHONY: demo server test unit lint kubectl-smoke demo-check stories bench chaos fuzz
 
-## demo: the one-command tour (starts the fake API server with seeded objects and prints what to try)
+## demo: the one-command tour: fake API server, informers, the ReplicaSet controller, a kubelet and chaos, narrated
+## (ARGS="--trace" for every hop, ARGS="--duration 30s --history 5" ...; Ctrl-C ends it with exit 0)
+# Built, then exec'd, so that Ctrl-C reaches the demo alone and make reports no error.
 demo:
-	$(GO) run ./cmd/demo
+	@$(GO) build -o bin/demo ./cmd/demo && exec ./bin/demo $(ARGS)
 
 ## server: the fake API server alone on 127.0.0.1:8080 (ARGS="--token s3cret --seed 20" to change it)
 server:
 	$(GO) run ./cmd/fakeapiserver $(ARGS)
 
-## test: everything CI runs: lint, all tests under -race, and kubectl against the fake server
-test: lint unit kubectl-smoke
+## test: everything CI runs: lint, all tests under -race, kubectl against the fake server, the demo's final check, the narrated tests
+test: lint unit kubectl-smoke demo-check stories
 
 unit:
 	$(GO) test -race -count=1 ./...
@@ -26,6 +28,14 @@ lint:
 ## kubectl-smoke: the real kubectl against cmd/fakeapiserver (installs Debian's kubernetes-client if kubectl is missing)
 kubectl-smoke:
 	./scripts/kubectl-smoke.sh
+
+## demo-check: the demo for 15 seconds on a free port; fails unless its final check passes
+demo-check:
+	$(GO) run ./cmd/demo --addr 127.0.0.1:0 --duration 15s --quiet
+
+## stories: the tests the docs name tell their story under -v
+stories:
+	./scripts/check-stories.sh
 
 ## bench: every benchmark, with allocations
 bench:

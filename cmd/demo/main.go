@@ -1,132 +1,176 @@
-// Command demo is the one-command tour of kinformer: it starts the fake API
-// server with a few objects in it and prints what to try against it with
-// curl and kubectl, in the order the articles explain things.
+// Command demo is the one-command tour of kinformer (make demo): in one
+// process it runs the fake API server, two shared informers, the
+// ReplicaSet controller of articles 000 and 004 (package
+// controller/replicaset), a kubelet stand-in that starts pods, and a chaos
+// loop that now and then deletes a pod, drops every watch or compacts the
+// server's history. It narrates every change as it travels the pipeline,
+// and prints the curl and kubectl lines to poke it with.
 //
-//	make demo            # or: go run ./cmd/demo --addr 127.0.0.1:8080
+//	make demo                               # until Ctrl-C
+//	make demo ARGS="--duration 30s --trace" # every trace event, then a summary
+//	go run ./cmd/demo --addr 127.0.0.1:0 --history 5 --chaos-every 0
 //
-// Stop it with Ctrl-C.
+// When it ends it prints a summary and checks that every informer's cache
+// equals the server and that the ReplicaSet has its replicas; it exits 1 if
+// not.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/controller/replicaset"
 	"github.com/kinformer/kinformer/fakeapiserver"
+	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/listwatch"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "demo:", err)
 		os.Exit(1)
 	}
 }
 
-func run(args []string, out io.Writer) error {
+// options are the demo's flags.
+type options struct {
+	addr       string
+	history    int
+	duration   time.Duration
+	trace      bool
+	quiet      bool
+	chaosEvery time.Duration
+	workers    int
+	replicas   int
+	startDelay time.Duration
+}
+
+func parseFlags(args []string) (options, error) {
+	var o options
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	addr := fs.String("addr", "127.0.0.1:8080", "address for the fake API server")
-	history := fs.Int("history", 1000, "events the server keeps (try 5 to see 410 Expired quickly)")
-	verbose := fs.Bool("v", false, "log every request")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address for the fake API server (127.0.0.1:0 picks a free port)")
+	fs.IntVar(&o.history, "history", 1000, "events the server keeps (try 5 to see 410 Expired often)")
+	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: until Ctrl-C)")
+	fs.BoolVar(&o.trace, "trace", false, "print every trace event of every stage, with times")
+	fs.BoolVar(&o.quiet, "quiet", false, "no narration, only the tour and the summary")
+	fs.DurationVar(&o.chaosEvery, "chaos-every", 5*time.Second, "inject a random fault this often (0: never)")
+	fs.IntVar(&o.workers, "workers", 2, "the controller's workers")
+	fs.IntVar(&o.replicas, "replicas", 3, "replicas of the ReplicaSet web")
+	fs.DurationVar(&o.startDelay, "start-delay", time.Second, "how long the kubelet takes to start a pod")
 	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if o.startDelay <= 0 {
+		return o, errors.New("--start-delay must be positive")
+	}
+	return o, nil
+}
+
+// run runs the demo until ctx ends or --duration passes.
+func run(ctx context.Context, args []string, out io.Writer) error {
+	o, err := parseFlags(args)
+	if err != nil {
 		return err
 	}
-	opts := fakeapiserver.Options{History: *history}
-	if *verbose {
-		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if o.duration > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.duration)
+		defer cancel()
 	}
-	srv := fakeapiserver.New(opts)
-	if err := seed(srv); err != nil {
+	n := newNarrator(out, !o.quiet, o.trace)
+	tr := n.tracer()
+	quietLog := slog.New(slog.DiscardHandler) // failures are in the trace already
+
+	srv := fakeapiserver.New(fakeapiserver.Options{History: o.history, Tracer: tr})
+	if err := seed(srv, int32(o.replicas)); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return fmt.Errorf("%w (is another demo or server running? try --addr 127.0.0.1:0)", err)
 	}
-	printTour(out, "http://"+ln.Addr().String())
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := srv.Serve(ctx, ln); err != nil {
-		return err
-	}
-	fmt.Fprintln(out, "bye")
-	return nil
-}
-
-// seed creates a small, recognisable world: three pods of a "web"
-// ReplicaSet, a configmap, and a pod in kube-system.
-func seed(srv *fakeapiserver.Server) error {
-	three := int32(3)
-	yes := true
-	rs, err := srv.Create(&api.ReplicaSet{
-		ObjectMeta: api.ObjectMeta{Name: "web", Namespace: "default"},
-		Spec: api.ReplicaSetSpec{
-			Replicas: &three,
-			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
-			Template: api.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": "web"}},
-				Spec: api.PodSpec{Containers: []api.Container{{Name: "nginx", Image: "nginx:1.27"}}}},
-		},
-	})
+	url := "http://" + ln.Addr().String()
+	client, err := listwatch.NewClient(listwatch.Config{Server: url, Tracer: tr})
 	if err != nil {
 		return err
 	}
-	for i := range 3 {
-		_, err := srv.Create(&api.Pod{
-			ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("web-%d", i), Namespace: "default",
-				Labels: map[string]string{"app": "web"},
-				OwnerReferences: []api.OwnerReference{{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web",
-					UID: rs.GetUID(), Controller: &yes}}},
-			Spec: api.PodSpec{Containers: []api.Container{{Name: "nginx", Image: "nginx:1.27"}}},
-		})
-		if err != nil {
-			return err
-		}
-	}
-	if _, err := srv.Create(&api.ConfigMap{ObjectMeta: api.ObjectMeta{Name: "settings", Namespace: "default"},
-		Data: map[string]string{"greeting": "hello"}}); err != nil {
+	podClient := listwatch.For[*api.Pod](client, listwatch.Pods)
+	factory := informer.NewSharedInformerFactoryWithOptions(client, 0,
+		informer.WithInformerOptions(informer.SharedIndexInformerOptions{Tracer: tr, Logger: quietLog}))
+	ctrl, err := replicaset.NewReplicaSetController(replicaset.Options{Client: client, Factory: factory,
+		Workers: o.workers, Tracer: tr, Logger: quietLog})
+	if err != nil {
 		return err
 	}
-	_, err = srv.Create(&api.Pod{
-		ObjectMeta: api.ObjectMeta{Name: "coredns", Namespace: "kube-system", Labels: map[string]string{"k8s-app": "kube-dns"}},
-		Spec:       api.PodSpec{Containers: []api.Container{{Name: "coredns", Image: "coredns:1.11"}}},
-	})
-	return err
+	pods := informer.NewLister[*api.Pod](factory.InformerFor(listwatch.Pods).GetIndexer())
+	f := &faults{srv: srv, pods: pods, client: podClient, n: n}
+
+	mux := http.NewServeMux()
+	mux.Handle("/demo/", f.handler())
+	mux.Handle("/", srv)
+	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpSrv.Serve(ln) }()
+
+	// Everything below runs until work is cancelled.
+	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	n.say("starting two informers and the controller against %s", url)
+	factory.Start(work)
+	ctrlErr := make(chan error, 1)
+	wg.Go(func() { ctrlErr <- ctrl.Run(work) })
+	k := &kubelet{pods: pods, client: podClient, startDelay: o.startDelay, firstSeen: map[string]time.Time{}}
+	wg.Go(func() { k.run(work, n) })
+
+	tourErr := waitAndPrintTour(ctx, factory, podClient, n, url)
+	chaosCtx, stopChaos := context.WithCancel(ctx)
+	if tourErr == nil && o.chaosEvery > 0 {
+		wg.Go(func() { f.chaos(chaosCtx, o.chaosEvery) })
+	}
+	<-ctx.Done()
+	stopChaos()
+	n.say("stopping: waiting for the world to settle before the final check")
+	check := finalCheck(srv, factory, o.replicas)
+	stopWork()
+	wg.Wait()
+	factory.Shutdown()
+	srv.Close()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = httpSrv.Shutdown(shutdownCtx)
+	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	n.block(summary(n, ctrl.Stats(), f.done, check))
+	return errors.Join(tourErr, <-ctrlErr, check.err())
 }
 
-func printTour(out io.Writer, url string) {
-	k := "kubectl --server " + url
-	fmt.Fprintf(out, `kinformer demo: a fake Kubernetes API server is listening on %[1]s
-(in-memory, real resourceVersions; see docs/fakeapiserver.md). Ctrl-C stops it.
-
-1. List, as article 004 does with curl (note metadata.resourceVersion of the list):
-     curl %[1]s/api/v1/namespaces/default/pods
-
-2. Watch from that version in a second terminal (each line is one chunk of the stream):
-     curl "%[1]s/api/v1/namespaces/default/pods?watch=true&resourceVersion=<rv>"
-   or from "now", which first replays what exists as ADDED events:
-     curl "%[1]s/api/v1/namespaces/default/pods?watch=true"
-
-3. Change things with kubectl and watch the events arrive:
-     %[2]s get pods -A
-     %[2]s get pods -w
-     %[2]s label pod web-0 tier=frontend
-     %[2]s delete pod web-1                 (MODIFIED with deletionTimestamp, then DELETED)
-     %[2]s get rs,cm
-     %[2]s get pod web-2 -o json
-     %[2]s api-resources
-
-4. Break it: watch from a version older than the server's history and get 410 Expired
-   (restart with --history 5 to make that easy), which is what makes a reflector relist:
-     curl "%[1]s/api/v1/namespaces/default/pods?watch=true&resourceVersion=1"
-
-Then read the packages beside the articles: docs/ has one page per component.
-
-`, url, k)
+// waitAndPrintTour waits for the informers to sync, lists the pods once to
+// show a real resourceVersion, and prints the tour.
+func waitAndPrintTour(ctx context.Context, factory informer.SharedInformerFactory, pods *listwatch.TypedClient[*api.Pod], n *narrator, url string) error {
+	for res, ok := range factory.WaitForCacheSync(ctx) {
+		if !ok {
+			return fmt.Errorf("the %s informer did not sync", res)
+		}
+	}
+	list, err := pods.List(ctx, "default", listwatch.ListOptions{})
+	if err != nil {
+		return fmt.Errorf("listing pods for the tour: %w", err)
+	}
+	n.block(tour(url, list.ResourceVersion))
+	return nil
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -9,24 +12,58 @@ import (
 	"github.com/kinformer/kinformer/fakeapiserver"
 )
 
-// The demo's world is what the tour talks about.
+// The demo's world is what the tour talks about: the ReplicaSet web (whose
+// pods the controller creates), a configmap, and a pod no ReplicaSet owns.
 func TestDemo_SeedsTheWorldTheTourDescribes(t *testing.T) {
 	srv := fakeapiserver.New(fakeapiserver.Options{})
 	defer srv.Close()
-	require.NoError(t, seed(srv))
-	pods, _, err := srv.List("pods", "default")
-	require.NoError(t, err)
-	require.Len(t, pods, 3)
-	for _, p := range pods {
-		require.Equal(t, "web", p.GetOwnerReferences()[0].Name)
-	}
-	_, err = srv.Get("replicasets", "default", "web")
+	require.NoError(t, seed(srv, 3))
+	_, err := srv.Get("replicasets", "default", "web")
 	require.NoError(t, err)
 	_, err = srv.Get("configmaps", "default", "settings")
 	require.NoError(t, err)
+	_, err = srv.Get("pods", "kube-system", "coredns")
+	require.NoError(t, err)
 
-	var out bytes.Buffer
-	printTour(&out, "http://127.0.0.1:9999")
-	require.Contains(t, out.String(), "curl http://127.0.0.1:9999/api/v1/namespaces/default/pods")
-	require.Contains(t, out.String(), "kubectl --server http://127.0.0.1:9999 get pods -w")
+	out := tour("http://127.0.0.1:9999", "42")
+	require.Contains(t, out, "curl http://127.0.0.1:9999/api/v1/namespaces/default/pods")
+	require.Contains(t, out, `curl "http://127.0.0.1:9999/api/v1/namespaces/default/pods?watch=true&resourceVersion=42"`)
+	require.Contains(t, out, "kubectl --server http://127.0.0.1:9999 get pods -w")
+	require.NotContains(t, out, "<rv>", "the tour shows real values, not placeholders")
+}
+
+// syncBuffer is a bytes.Buffer safe for the demo's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// The whole tour, end to end and sped up: the controller creates the three
+// pods, the kubelet starts them, the chaos loop deletes pods, drops watches
+// and compacts history, and at the end every cache equals the server and
+// the ReplicaSet has its replicas.
+func TestDemo_TourEndsWithTheFinalCheckPassed(t *testing.T) {
+	var out syncBuffer
+	err := run(context.Background(), []string{"--addr", "127.0.0.1:0", "--duration", "6s",
+		"--chaos-every", "700ms", "--start-delay", "200ms", "--history", "20"}, &out)
+	t.Log(out.String())
+	require.NoError(t, err)
+	s := out.String()
+	require.Contains(t, s, "final check PASSED")
+	require.Contains(t, s, "handler enqueues default/web", "the narration follows changes to the controller")
+	require.Contains(t, s, "worker: default/web: have", "the narration shows the worker's reconciles")
+	require.Contains(t, s, "kubelet: pod default/web-", "the kubelet starts the controller's pods")
+	require.True(t, strings.Contains(s, "chaos: "), "the chaos loop ran")
 }

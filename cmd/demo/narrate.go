@@ -1,0 +1,185 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/kinformer/kinformer/trace"
+)
+
+// narrator turns the trace into the lines a newcomer reads. It follows each
+// object's key through the pipeline and prints one line once the change
+// has reached the controller:
+//
+//	pod default/web-x7k2 deleted (rv 57) → DELETED frame → DeltaFIFO → cache → handler enqueues default/web
+//	worker: default/web has 2 of 3 pods → created 1 pod(s)
+//
+// With --trace it also prints every event as it is, with its time.
+type narrator struct {
+	mu     sync.Mutex
+	out    io.Writer
+	start  time.Time
+	story  bool // the plain lines
+	all    bool // --trace: every event
+	chains map[string]*chain
+	counts map[string]int // "stage: what" -> events seen, for the summary
+}
+
+func newNarrator(out io.Writer, story, all bool) *narrator {
+	return &narrator{out: out, start: time.Now(), story: story, all: all,
+		chains: map[string]*chain{}, counts: map[string]int{}}
+}
+
+// tracer returns the Tracer every stage of the demo reports to.
+func (n *narrator) tracer() *trace.Tracer { return trace.New(trace.Func(n.event)) }
+
+// say prints one line of the demo's own (the tour, chaos, the summary).
+func (n *narrator) say(format string, args ...any) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.printLocked(fmt.Sprintf(format, args...))
+}
+
+// block prints a block of text as it is, between narration lines.
+func (n *narrator) block(text string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	fmt.Fprint(n.out, text)
+}
+
+func (n *narrator) printLocked(line string) {
+	fmt.Fprintf(n.out, "%7.2fs  %s\n", time.Since(n.start).Seconds(), line)
+}
+
+// count returns how many events of this stage and kind were seen.
+func (n *narrator) count(stage, what string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.counts[stage+": "+what]
+}
+
+// countWith returns how many events of this stage and kind had attribute
+// key equal to value.
+func (n *narrator) countWith(stage, what, key, value string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.counts[stage+": "+what+" "+key+"="+value]
+}
+
+func (n *narrator) event(e trace.Event) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.counts[e.Stage+": "+e.What]++
+	for _, k := range []string{trace.KeyType, trace.KeyPhase} {
+		if v := e.Get(k); v != "" {
+			n.counts[e.Stage+": "+e.What+" "+k+"="+v]++
+		}
+	}
+	if n.all {
+		fmt.Fprintf(n.out, "%7.3fs  %s\n", time.Since(n.start).Seconds(), e)
+	}
+	if n.story {
+		n.follow(e)
+	}
+}
+
+// chain is one change's path so far: the server's commit at rv, then each
+// hop that carried that version.
+type chain struct {
+	rv      string
+	hops    []string
+	inCache bool
+}
+
+// follow adds e to its key's chain, and prints the chain when the
+// controller's handler has enqueued the change it carries.
+func (n *narrator) follow(e trace.Event) {
+	key := e.Key()
+	switch {
+	case e.Stage == trace.StageServer && e.What == "commit":
+		res := e.Get(trace.KeyResource)
+		if res != "pods" && res != "replicasets" {
+			return
+		}
+		n.chains[key] = &chain{rv: e.RV(), hops: []string{fmt.Sprintf("%s %s %s (rv %s)", singular(res), key, pastTense(e.Get(trace.KeyType)), e.RV())}}
+	case e.Stage == trace.StageListWatch && e.What == "frame decoded":
+		n.hop(key, e.RV(), e.Get(trace.KeyType)+" frame")
+	case e.Stage == trace.StageDeltaFIFO && e.What == "delta queued":
+		n.hop(key, e.RV(), "DeltaFIFO")
+	case e.Stage == trace.StageDeltaFIFO && e.What == "tombstone queued":
+		// A tombstone carries the last state the cache knew, not the
+		// deletion's version: it belongs to whatever chain the key has.
+		if c, ok := n.chains[key]; ok {
+			c.hops = append(c.hops, "relist → DeltaFIFO tombstone (the DELETED event was missed)")
+			c.rv = e.RV()
+		}
+	case e.Stage == trace.StageInformer && strings.HasPrefix(e.What, "cache "):
+		if c, ok := n.chains[key]; ok && c.rv == e.RV() {
+			c.hops = append(c.hops, "cache")
+			c.inCache = true
+		}
+	case e.Stage == trace.StageController && e.What == "enqueue":
+		from := e.Get("from")
+		if from == "replicaset" {
+			from = key
+		}
+		if c, ok := n.chains[from]; ok && c.inCache {
+			delete(n.chains, from)
+			n.printLocked(strings.Join(append(c.hops, "handler enqueues "+key), " → "))
+		}
+	case e.Stage == trace.StageController && e.What == "reconciled":
+		if did := e.Get("did"); did != "" && !strings.HasPrefix(did, "nothing") {
+			n.printLocked(fmt.Sprintf("worker: %s: %s → %s", key, e.Get("found"), did))
+		}
+	case e.Stage == trace.StageController && e.What == "retry":
+		n.printLocked(fmt.Sprintf("worker: %s failed; retry %s after %s", key, e.Get(trace.KeyCount), e.Get(trace.KeyDelay)))
+	case e.Stage == trace.StageController && e.What == "dropped":
+		n.printLocked(fmt.Sprintf("worker: %s dropped after too many retries: %s", key, e.Get(trace.KeyReason)))
+	case e.Stage == trace.StageReflector && e.What == "phase":
+		n.printLocked(reflectorLine(e))
+	case e.Stage == trace.StageServer && strings.HasPrefix(e.What, "history compacted"):
+		n.printLocked("server: history compacted at rv " + e.RV() + ": a watch from an older rv now gets 410 Expired")
+	}
+}
+
+// hop appends a step to key's chain, if the chain was started by the
+// commit of the same resourceVersion.
+func (n *narrator) hop(key, rv, step string) {
+	if c, ok := n.chains[key]; ok && c.rv == rv {
+		c.hops = append(c.hops, step)
+	}
+}
+
+// reflectorLine phrases a reflector's phase change.
+func reflectorLine(e trace.Event) string {
+	from, to, why := e.Get("from"), e.Get(trace.KeyPhase), e.Get(trace.KeyReason)
+	switch {
+	case from == "":
+		return fmt.Sprintf("reflector(%s): %s (%s)", e.Get(trace.KeyResource), to, why)
+	case from == to:
+		return fmt.Sprintf("reflector(%s): %s again (%s)", e.Get(trace.KeyResource), to, why)
+	}
+	return fmt.Sprintf("reflector(%s): %s → %s (%s)", e.Get(trace.KeyResource), from, to, why)
+}
+
+func singular(resource string) string {
+	if resource == "replicasets" {
+		return "replicaset"
+	}
+	return strings.TrimSuffix(resource, "s")
+}
+
+func pastTense(eventType string) string {
+	switch eventType {
+	case "ADDED":
+		return "created"
+	case "MODIFIED":
+		return "updated"
+	case "DELETED":
+		return "deleted"
+	}
+	return strings.ToLower(eventType)
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/controller/replicaset"
+	"github.com/kinformer/kinformer/fakeapiserver"
+	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
+)
+
+// settleTimeout is how long the final check waits for the world to agree
+// after the chaos stops: a relist after a compaction and a pod start take
+// a few seconds at most.
+const settleTimeout = 15 * time.Second
+
+// check is the final check: every informer's cache equals the server, and
+// the ReplicaSet has its replicas.
+type check struct {
+	caches   map[string]string // resource -> "ok" or what differs
+	replicas string            // "3 of 3 ready" ...
+	ok       bool
+}
+
+func (c check) err() error {
+	if c.ok {
+		return nil
+	}
+	return fmt.Errorf("final check failed: replicas %s, caches %v", c.replicas, c.caches)
+}
+
+// finalCheck polls until the world agrees or settleTimeout passes.
+func finalCheck(srv *fakeapiserver.Server, factory informer.SharedInformerFactory, want int) check {
+	deadline := time.Now().Add(settleTimeout)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		c := checkOnce(srv, factory, want)
+		if c.ok || time.Now().After(deadline) {
+			return c
+		}
+		<-tick.C
+	}
+}
+
+func checkOnce(srv *fakeapiserver.Server, factory informer.SharedInformerFactory, want int) check {
+	c := check{caches: map[string]string{}, ok: true}
+	for _, r := range []listwatch.Resource{listwatch.ReplicaSets, listwatch.Pods} {
+		c.caches[r.Resource] = compareCache(srv, factory.InformerFor(r), r.Resource)
+		c.ok = c.ok && c.caches[r.Resource] == "ok"
+	}
+	obj, err := srv.Get("replicasets", "default", "web")
+	if err != nil {
+		c.replicas, c.ok = err.Error(), false
+		return c
+	}
+	rs := obj.(*api.ReplicaSet)
+	pods, _, _ := srv.List("pods", "default")
+	active := 0
+	for _, p := range pods {
+		if p.GetLabels()["app"] == "web" && p.GetDeletionTimestamp() == nil {
+			active++
+		}
+	}
+	c.replicas = fmt.Sprintf("%d pods, status %d replicas %d ready, want %d", active, rs.Status.Replicas, rs.Status.ReadyReplicas, want)
+	c.ok = c.ok && active == want && int(rs.Status.Replicas) == want && int(rs.Status.ReadyReplicas) == want
+	return c
+}
+
+// compareCache compares an informer's cache with the server's objects, key
+// by key and resourceVersion by resourceVersion.
+func compareCache(srv *fakeapiserver.Server, inf informer.SharedIndexInformer, resource string) string {
+	objs, _, err := srv.List(resource, "")
+	if err != nil {
+		return err.Error()
+	}
+	server := map[string]string{}
+	for _, o := range objs {
+		server[o.GetNamespace()+"/"+o.GetName()] = o.GetResourceVersion()
+	}
+	cache := map[string]string{}
+	for _, item := range inf.GetStore().List() {
+		o := item.(api.Object)
+		cache[o.GetNamespace()+"/"+o.GetName()] = o.GetResourceVersion()
+	}
+	if maps.Equal(server, cache) {
+		return "ok"
+	}
+	var diffs []string
+	for _, k := range slices.Sorted(maps.Keys(server)) {
+		if cache[k] != server[k] {
+			diffs = append(diffs, fmt.Sprintf("%s server rv %s cache rv %q", k, server[k], cache[k]))
+		}
+	}
+	for k := range cache {
+		if _, ok := server[k]; !ok {
+			diffs = append(diffs, k+" only in the cache")
+		}
+	}
+	return strings.Join(diffs, "; ")
+}
+
+// summary is what happened, counted from the trace and the controller, and
+// the final check.
+func summary(n *narrator, s replicaset.Stats, faults int, c check) string {
+	var out strings.Builder
+	informers := 2
+	listings := n.countWith(trace.StageReflector, "phase", trace.KeyPhase, "listing")
+	watches := n.count(trace.StageListWatch, "watch opened")
+	fmt.Fprintf(&out, `
+summary
+  watch events received: %d ADDED, %d MODIFIED, %d DELETED, %d BOOKMARK
+  relists:               %d (a list after the first, per informer: after 410 Expired or a failure)
+  watch restarts:        %d (a new watch after the first, per informer)
+  tombstones:            %d (deletes learned from a relist, not from a watch event)
+  faults injected:       %d by the chaos loop
+  controller:            %s
+  final check:           replicas: %s
+`, n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "ADDED"),
+		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "MODIFIED"),
+		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "DELETED"),
+		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "BOOKMARK"),
+		max(0, listings-informers), max(0, watches-informers),
+		n.count(trace.StageDeltaFIFO, "tombstone queued"), faults, s, c.replicas)
+	for _, r := range slices.Sorted(maps.Keys(c.caches)) {
+		fmt.Fprintf(&out, "                         %s cache equals the server: %s\n", r, c.caches[r])
+	}
+	verdict := "PASSED"
+	if !c.ok {
+		verdict = "FAILED"
+	}
+	fmt.Fprintf(&out, "  final check %s\n", verdict)
+	return out.String()
+}

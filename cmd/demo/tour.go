@@ -1,0 +1,35 @@
+package main
+
+import "fmt"
+
+// tour is what to try, with the server's real address and the
+// resourceVersion of a real list of pods filled in.
+func tour(url, listRV string) string {
+	k := "kubectl --server " + url
+	return fmt.Sprintf(`
+kinformer demo: a fake Kubernetes API server on %[1]s, two informers
+(replicasets, pods) sharing one factory, a ReplicaSet controller with a
+work queue, a kubelet that starts pods, and a chaos loop. Ctrl-C stops it.
+
+Each line below is one change travelling the pipeline the articles draw:
+server commit → watch frame → DeltaFIFO → cache → handler → work queue → worker.
+
+Try, in another terminal:
+  1. List, as article 004 does with curl (this list was at resourceVersion %[3]s):
+       curl %[1]s/api/v1/namespaces/default/pods
+  2. Watch from that version (each line is one chunk of the stream):
+       curl "%[1]s/api/v1/namespaces/default/pods?watch=true&resourceVersion=%[3]s"
+  3. Watch with kubectl, delete a pod, and see the controller answer here:
+       %[2]s get pods -w
+       %[2]s delete pod <a web pod>
+       %[2]s get rs web
+       %[2]s scale rs web --replicas 5    (or: %[2]s edit rs web)
+  4. Break it and watch the informers recover:
+       curl -X POST %[1]s/demo/drop-watches    (watches resume from their last rv: no relist)
+       curl -X POST %[1]s/demo/compact         (history gone: 410 Expired → relist)
+       curl -X POST %[1]s/demo/delete-pod
+     and see 410 yourself: after the compact, a watch from the old version answers 410 Expired:
+       curl "%[1]s/api/v1/namespaces/default/pods?watch=true&resourceVersion=%[3]s"
+
+`, url, k, listRV)
+}

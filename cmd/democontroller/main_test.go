@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/fakeapiserver"
+	"github.com/kinformer/kinformer/internal/leakcheck"
+)
+
+// TestMain fails if the program leaves a goroutine of kinformer's running
+// after it returned: the controller, its informers, their watches.
+func TestMain(m *testing.M) { leakcheck.Main(m, "github.com/kinformer/kinformer/") }
+
+const deadline = 10 * time.Second
+
+// syncBuffer is an io.Writer the test reads while run writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func webReplicaSet(replicas int32) *api.ReplicaSet {
+	labels := map[string]string{"app": "web"}
+	return &api.ReplicaSet{
+		ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "web"},
+		Spec: api.ReplicaSetSpec{
+			Replicas: &replicas,
+			Selector: &api.LabelSelector{MatchLabels: labels},
+			Template: api.PodTemplateSpec{
+				ObjectMeta: api.ObjectMeta{Labels: labels},
+				Spec:       api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx"}}},
+			},
+		},
+	}
+}
+
+// The program against a fake API server holding a ReplicaSet of 2: it
+// creates the 2 pods, and when its context is cancelled (SIGINT) it drains,
+// prints its counters and returns nil.
+func TestRun_CreatesPodsAndStopsCleanly(t *testing.T) {
+	srv := fakeapiserver.New(fakeapiserver.Options{})
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Close()
+	_, err := srv.Create(webReplicaSet(2))
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--server", hs.URL, "--workers", "1", "--trace", "--trace-stages", "controller"}, stdout, stderr)
+	}()
+
+	require.Eventually(t, func() bool {
+		obj, err := srv.Get("replicasets", "default", "web")
+		return err == nil && obj.(*api.ReplicaSet).Status.Replicas == 2
+	}, deadline, 10*time.Millisecond, "the controller creates 2 pods and writes the status")
+	pods, _, err := srv.List("pods", "default")
+	require.NoError(t, err)
+	assert.Len(t, pods, 2)
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(deadline):
+		t.Fatal("run did not return after its context was cancelled")
+	}
+	assert.Contains(t, stdout.String(), "reconciling the ReplicaSets of namespace default on "+hs.URL+" with 1 workers")
+	assert.Contains(t, stdout.String(), "stopped: reconciles=")
+	assert.Contains(t, stdout.String(), "podsCreated=2 ")
+	assert.Contains(t, stderr.String(), "controller: pod created key=default/web-")
+	assert.Contains(t, stderr.String(), "controller: status written key=default/web")
+	assert.NotContains(t, stderr.String(), "informer:", "--trace-stages controller prints only the controller's events")
+	t.Log("stdout:\n" + stdout.String())
+}
+
+func TestRun_RejectsBadFlags(t *testing.T) {
+	for _, args := range [][]string{{"extra"}, {"--workers", "0"}, {"--no-such-flag"}} {
+		err := run(context.Background(), args, &syncBuffer{}, &syncBuffer{})
+		assert.Error(t, err, "%q", args)
+	}
+}
