@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/kinformer/kinformer/api"
@@ -20,7 +21,7 @@ type faults struct {
 	pods   informer.Lister[*api.Pod]
 	client *listwatch.TypedClient[*api.Pod]
 	n      *narrator
-	done   int // faults injected, for the summary (chaos loop only)
+	done   atomic.Int64 // faults injected, for the summary
 }
 
 // deletePod deletes a random pod of the ReplicaSet web (or the one named),
@@ -33,6 +34,7 @@ func (f *faults) deletePod(ctx context.Context, who, name string) error {
 		}
 		name = pods[rand.IntN(len(pods))].Name
 	}
+	f.done.Add(1)
 	f.n.say("%s: deleting pod default/%s", who, name)
 	return f.client.Delete(ctx, "default", name, listwatch.DeleteOptions{})
 }
@@ -40,6 +42,7 @@ func (f *faults) deletePod(ctx context.Context, who, name string) error {
 // dropWatches ends every open watch, as an API server restart or a load
 // balancer would: each reflector resumes from its last resourceVersion.
 func (f *faults) dropWatches(who string) {
+	f.done.Add(1)
 	f.n.say("%s: dropping every watch (each reflector resumes from its last resourceVersion, no relist)", who)
 	f.srv.CloseWatches()
 }
@@ -48,6 +51,7 @@ func (f *faults) dropWatches(who string) {
 // reflectors must come back from a version the server no longer has: 410
 // Expired, and a relist.
 func (f *faults) compact(who string) {
+	f.done.Add(1)
 	f.n.say("%s: compacting history at rv %s and dropping watches (a watch from an older rv gets 410 Expired → relist)", who, f.srv.ResourceVersion())
 	f.srv.CompactHistory()
 	f.srv.CloseWatches()
@@ -63,7 +67,6 @@ func (f *faults) chaos(ctx context.Context, interval time.Duration) {
 			return
 		case <-t.C:
 		}
-		f.done++
 		switch rand.IntN(4) {
 		case 0, 1: // deleting a pod is the most instructive: twice as likely
 			_ = f.deletePod(ctx, "chaos", "")

@@ -144,7 +144,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	<-ctx.Done()
 	stopChaos()
 	n.say("stopping: waiting for the world to settle before the final check")
-	check := finalCheck(srv, factory, o.replicas)
+	check := finalCheck(srv, factory)
 	stopWork()
 	wg.Wait()
 	factory.Shutdown()
@@ -155,7 +155,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
-	n.block(summary(n, ctrl.Stats(), f.done, check))
+	n.block(summary(n, ctrl.Stats(), f.done.Load(), check))
 	return errors.Join(tourErr, <-ctrlErr, check.err())
 }
 

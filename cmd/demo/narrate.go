@@ -36,8 +36,12 @@ func newNarrator(out io.Writer, story, all bool) *narrator {
 // tracer returns the Tracer every stage of the demo reports to.
 func (n *narrator) tracer() *trace.Tracer { return trace.New(trace.Func(n.event)) }
 
-// say prints one line of the demo's own (the tour, chaos, the summary).
+// say prints one line of the demo's own narration (the kubelet, chaos);
+// --quiet leaves it out with the rest of the story.
 func (n *narrator) say(format string, args ...any) {
+	if !n.story {
+		return
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.printLocked(fmt.Sprintf(format, args...))

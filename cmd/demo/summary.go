@@ -35,13 +35,15 @@ func (c check) err() error {
 	return fmt.Errorf("final check failed: replicas %s, caches %v", c.replicas, c.caches)
 }
 
-// finalCheck polls until the world agrees or settleTimeout passes.
-func finalCheck(srv *fakeapiserver.Server, factory informer.SharedInformerFactory, want int) check {
+// finalCheck polls until the world agrees or settleTimeout passes. The
+// replicas wanted are the ReplicaSet's own spec.replicas: the learner may
+// have scaled it.
+func finalCheck(srv *fakeapiserver.Server, factory informer.SharedInformerFactory) check {
 	deadline := time.Now().Add(settleTimeout)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		c := checkOnce(srv, factory, want)
+		c := checkOnce(srv, factory)
 		if c.ok || time.Now().After(deadline) {
 			return c
 		}
@@ -49,7 +51,7 @@ func finalCheck(srv *fakeapiserver.Server, factory informer.SharedInformerFactor
 	}
 }
 
-func checkOnce(srv *fakeapiserver.Server, factory informer.SharedInformerFactory, want int) check {
+func checkOnce(srv *fakeapiserver.Server, factory informer.SharedInformerFactory) check {
 	c := check{caches: map[string]string{}, ok: true}
 	for _, r := range []listwatch.Resource{listwatch.ReplicaSets, listwatch.Pods} {
 		c.caches[r.Resource] = compareCache(srv, factory.InformerFor(r), r.Resource)
@@ -61,6 +63,10 @@ func checkOnce(srv *fakeapiserver.Server, factory informer.SharedInformerFactory
 		return c
 	}
 	rs := obj.(*api.ReplicaSet)
+	want := 1
+	if rs.Spec.Replicas != nil {
+		want = int(*rs.Spec.Replicas)
+	}
 	pods, _, _ := srv.List("pods", "default")
 	active := 0
 	for _, p := range pods {
@@ -108,7 +114,7 @@ func compareCache(srv *fakeapiserver.Server, inf informer.SharedIndexInformer, r
 
 // summary is what happened, counted from the trace and the controller, and
 // the final check.
-func summary(n *narrator, s replicaset.Stats, faults int, c check) string {
+func summary(n *narrator, s replicaset.Stats, faults int64, c check) string {
 	var out strings.Builder
 	informers := 2
 	listings := n.countWith(trace.StageReflector, "phase", trace.KeyPhase, "listing")
@@ -119,7 +125,7 @@ summary
   relists:               %d (a list after the first, per informer: after 410 Expired or a failure)
   watch restarts:        %d (a new watch after the first, per informer)
   tombstones:            %d (deletes learned from a relist, not from a watch event)
-  faults injected:       %d by the chaos loop
+  faults injected:       %d (by the chaos loop and through /demo/)
   controller:            %s
   final check:           replicas: %s
 `, n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "ADDED"),

@@ -23,7 +23,7 @@ Try, in another terminal:
        %[2]s get pods -w
        %[2]s delete pod <a web pod>
        %[2]s get rs web
-       %[2]s scale rs web --replicas 5    (or: %[2]s edit rs web)
+       %[2]s patch rs web -p '{"spec":{"replicas":5}}'    (scale up; then 2 to scale down)
   4. Break it and watch the informers recover:
        curl -X POST %[1]s/demo/drop-watches    (watches resume from their last rv: no relist)
        curl -X POST %[1]s/demo/compact         (history gone: 410 Expired → relist)
