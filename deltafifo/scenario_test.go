@@ -4,12 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/internal/script"
 	"github.com/kinformer/kinformer/trace"
 )
 
@@ -54,85 +54,27 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
-// step is one command of a script with the comment lines above it and the
-// output lines below it.
-type step struct {
-	comments []string
-	line     int // line number of the command
-	command  string
-	output   []string
-}
-
-// parseScript splits a script into steps plus the comment lines after the
-// last command.
-func parseScript(text string) (steps []step, trailer []string, err error) {
-	var pending []string
-	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		switch {
-		case strings.HasPrefix(line, "> "):
-			steps = append(steps, step{comments: pending, line: i + 1, command: strings.TrimSpace(line[2:])})
-			pending = nil
-		case line == "" || strings.HasPrefix(line, "#"):
-			pending = append(pending, line)
-		case len(steps) == 0:
-			return nil, nil, fmt.Errorf("line %d: output before the first command: %q", i+1, line)
-		case len(pending) > 0:
-			return nil, nil, fmt.Errorf("line %d: output after a comment; put comments before a command: %q", i+1, line)
-		default:
-			steps[len(steps)-1].output = append(steps[len(steps)-1].output, line)
-		}
-	}
-	return steps, pending, nil
-}
-
-func formatScript(steps []step, trailer []string) string {
-	var b strings.Builder
-	for _, s := range steps {
-		for _, c := range s.comments {
-			b.WriteString(c + "\n")
-		}
-		b.WriteString("> " + s.command + "\n")
-		for _, o := range s.output {
-			b.WriteString(o + "\n")
-		}
-	}
-	for _, c := range trailer {
-		b.WriteString(c + "\n")
-	}
-	return b.String()
-}
-
 func runScenarioFile(t *testing.T, file string) {
-	raw, err := os.ReadFile(file)
+	f, err := script.Read(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps, trailer, err := parseScript(string(raw))
-	if err != nil {
-		t.Fatalf("%s: %v", file, err)
-	}
 	r := scenario{tracer: trace.ForTest(t)}
-	for i := range steps {
-		s := &steps[i]
-		t.Logf("> %s", s.command)
-		got, err := r.run(s.command)
+	for i, s := range f.Steps {
+		t.Logf("> %s", s.Command)
+		got, err := r.run(s.Command)
 		if err != nil {
-			t.Fatalf("%s:%d: %s: %v", file, s.line, s.command, err)
+			t.Fatalf("%s:%d: %s: %v", file, s.Line, s.Command, err)
 		}
 		for _, line := range got {
 			t.Logf("  %s", line)
 		}
-		if *update {
-			s.output = got
-			continue
-		}
-		if want := strings.Join(s.output, "\n"); strings.Join(got, "\n") != want {
-			t.Fatalf("%s:%d: > %s\ngot:\n%s\nwant:\n%s\n(if the new output is right: go test ./deltafifo -run TestScenarios -update)",
-				file, s.line, s.command, strings.Join(got, "\n"), want)
+		if err := f.Check(i, got, *update, "go test ./deltafifo -run TestScenarios -update"); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if *update {
-		if err := os.WriteFile(file, []byte(formatScript(steps, trailer)), 0o644); err != nil {
+		if err := f.Write(); err != nil {
 			t.Fatal(err)
 		}
 	}

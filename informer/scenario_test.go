@@ -2,12 +2,12 @@ package informer
 
 import (
 	"flag"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"testing/synctest"
+
+	"github.com/kinformer/kinformer/internal/script"
 )
 
 // Scenario scripts: testdata/scenarios/*.txt drive the whole pipeline, the
@@ -104,88 +104,30 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
-// scStep is one command of a script with the comment lines above it and
-// the output lines below it.
-type scStep struct {
-	comments []string
-	line     int // line number of the command
-	command  string
-	output   []string
-}
-
-// parseScenario splits a script into steps plus the comment lines after
-// the last command.
-func parseScenario(text string) (steps []scStep, trailer []string, err error) {
-	var pending []string
-	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
-		switch {
-		case strings.HasPrefix(line, "> "):
-			steps = append(steps, scStep{comments: pending, line: i + 1, command: strings.TrimSpace(line[2:])})
-			pending = nil
-		case line == "" || strings.HasPrefix(line, "#"):
-			pending = append(pending, line)
-		case len(steps) == 0:
-			return nil, nil, fmt.Errorf("line %d: output before the first command: %q", i+1, line)
-		case len(pending) > 0:
-			return nil, nil, fmt.Errorf("line %d: output after a comment; put comments before a command: %q", i+1, line)
-		default:
-			steps[len(steps)-1].output = append(steps[len(steps)-1].output, line)
-		}
-	}
-	return steps, pending, nil
-}
-
-func formatScenario(steps []scStep, trailer []string) string {
-	var b strings.Builder
-	for _, s := range steps {
-		for _, c := range s.comments {
-			b.WriteString(c + "\n")
-		}
-		b.WriteString("> " + s.command + "\n")
-		for _, o := range s.output {
-			b.WriteString(o + "\n")
-		}
-	}
-	for _, c := range trailer {
-		b.WriteString(c + "\n")
-	}
-	return b.String()
-}
-
 // runScenarioScript runs one script in a synctest bubble, logging each
 // command and its output (visible with -v), and compares or rewrites the
 // expected output.
 func runScenarioScript(t *testing.T, file string) {
-	raw, err := os.ReadFile(file)
+	f, err := script.Read(file)
 	if err != nil {
 		t.Fatal(err)
-	}
-	steps, trailer, err := parseScenario(string(raw))
-	if err != nil {
-		t.Fatalf("%s: %v", file, err)
 	}
 	synctest.Test(t, func(t *testing.T) {
 		env := newScenarioEnv(t)
 		t.Cleanup(env.teardown)
-		for i := range steps {
-			s := &steps[i]
-			got, err := env.run(s.command)
+		for i, s := range f.Steps {
+			got, err := env.run(s.Command)
 			if err != nil {
-				t.Fatalf("%s:%d: > %s: %v", file, s.line, s.command, err)
+				t.Fatalf("%s:%d: > %s: %v", file, s.Line, s.Command, err)
 			}
-			t.Logf("> %s\n%s", s.command, strings.Join(got, "\n"))
-			if *updateScenarios {
-				s.output = got
-				continue
-			}
-			if want := strings.Join(s.output, "\n"); strings.Join(got, "\n") != want {
-				t.Fatalf("%s:%d: > %s\ngot:\n%s\nwant:\n%s\n(if the new output is right: go test ./informer -run TestScenarios -update)",
-					file, s.line, s.command, strings.Join(got, "\n"), want)
+			t.Logf("> %s\n%s", s.Command, strings.Join(got, "\n"))
+			if err := f.Check(i, got, *updateScenarios, "go test ./informer -run TestScenarios -update"); err != nil {
+				t.Fatal(err)
 			}
 		}
 	})
 	if *updateScenarios && !t.Failed() {
-		if err := os.WriteFile(file, []byte(formatScenario(steps, trailer)), 0o644); err != nil {
+		if err := f.Write(); err != nil {
 			t.Fatal(err)
 		}
 	}

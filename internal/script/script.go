@@ -1,0 +1,104 @@
+// Package script reads and writes the scenario scripts of kinformer's
+// tests (deltafifo/testdata, informer/testdata/scenarios), in the style of
+// etcd raft's datadriven files: a command on a line starting with "> ",
+// the lines it prints below it, and comment lines ("#", or blank) above
+// it. A test runs each command, compares what it printed with the lines
+// in the file, and with -update writes what it printed back instead.
+package script
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Step is one command of a script with the comment lines above it and the
+// output lines below it.
+type Step struct {
+	Comments []string
+	Line     int // line number of the command
+	Command  string
+	Output   []string
+}
+
+// File is a script as read from disk.
+type File struct {
+	Path    string
+	Steps   []Step
+	Trailer []string // comment lines after the last command
+}
+
+// Read reads and parses the script at path.
+func Read(path string) (*File, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	steps, trailer, err := Parse(string(raw))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &File{Path: path, Steps: steps, Trailer: trailer}, nil
+}
+
+// Parse splits a script into steps plus the comment lines after the last
+// command.
+func Parse(text string) (steps []Step, trailer []string, err error) {
+	var pending []string
+	for i, line := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "> "):
+			steps = append(steps, Step{Comments: pending, Line: i + 1, Command: strings.TrimSpace(line[2:])})
+			pending = nil
+		case line == "" || strings.HasPrefix(line, "#"):
+			pending = append(pending, line)
+		case len(steps) == 0:
+			return nil, nil, fmt.Errorf("line %d: output before the first command: %q", i+1, line)
+		case len(pending) > 0:
+			return nil, nil, fmt.Errorf("line %d: output after a comment; put comments before a command: %q", i+1, line)
+		default:
+			steps[len(steps)-1].Output = append(steps[len(steps)-1].Output, line)
+		}
+	}
+	return steps, pending, nil
+}
+
+// String is the script as text, as Parse reads it.
+func (f *File) String() string {
+	var b strings.Builder
+	for _, s := range f.Steps {
+		for _, c := range s.Comments {
+			b.WriteString(c + "\n")
+		}
+		b.WriteString("> " + s.Command + "\n")
+		for _, o := range s.Output {
+			b.WriteString(o + "\n")
+		}
+	}
+	for _, c := range f.Trailer {
+		b.WriteString(c + "\n")
+	}
+	return b.String()
+}
+
+// Write writes the script back to its file (after -update).
+func (f *File) Write() error {
+	return os.WriteFile(f.Path, []byte(f.String()), 0o644)
+}
+
+// Check compares what step i printed with the lines the file expects. With
+// update it records got as the expected output instead. The error names
+// the file, the line and the command, and shows both outputs; updateCmd is
+// the command that rewrites the scripts, for the message.
+func (f *File) Check(i int, got []string, update bool, updateCmd string) error {
+	s := &f.Steps[i]
+	if update {
+		s.Output = got
+		return nil
+	}
+	if want := strings.Join(s.Output, "\n"); strings.Join(got, "\n") != want {
+		return fmt.Errorf("%s:%d: > %s\ngot:\n%s\nwant:\n%s\n(if the new output is right: %s)",
+			f.Path, s.Line, s.Command, strings.Join(got, "\n"), want, updateCmd)
+	}
+	return nil
+}

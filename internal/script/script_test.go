@@ -1,0 +1,43 @@
+package script
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A script survives a round trip: what Parse reads, String writes back.
+func TestParse_RoundTrip(t *testing.T) {
+	text := "# a story\n> add foo 1\nqueue: foo{Added 1}\n\n# next\n> pop\npop foo\n# the end\n"
+	steps, trailer, err := Parse(text)
+	require.NoError(t, err)
+	require.Len(t, steps, 2)
+	require.Equal(t, Step{Comments: []string{"# a story"}, Line: 2, Command: "add foo 1", Output: []string{"queue: foo{Added 1}"}}, steps[0])
+	require.Equal(t, []string{"# the end"}, trailer)
+	require.Equal(t, text, (&File{Steps: steps, Trailer: trailer}).String())
+}
+
+// Output must belong to a command.
+func TestParse_RejectsStrayOutput(t *testing.T) {
+	_, _, err := Parse("queue: nothing\n> pop\n")
+	require.ErrorContains(t, err, "line 1: output before the first command")
+	_, _, err = Parse("> pop\n# comment\nstray\n")
+	require.ErrorContains(t, err, "line 3: output after a comment")
+}
+
+// Check reports a difference with the file, line and both outputs; with
+// update it records what was printed, and Write puts it in the file.
+func TestFile_CheckAndUpdate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.txt")
+	f := &File{Path: path, Steps: []Step{{Line: 1, Command: "pop", Output: []string{"old"}}}}
+	err := f.Check(0, []string{"new"}, false, "go test -update")
+	require.ErrorContains(t, err, "s.txt:1: > pop\ngot:\nnew\nwant:\nold")
+	require.NoError(t, f.Check(0, []string{"new"}, true, ""))
+	require.NoError(t, f.Write())
+	back, err := Read(path)
+	require.NoError(t, err)
+	require.Equal(t, "> pop\nnew\n", back.String())
+	require.True(t, strings.HasSuffix(back.Path, "s.txt"))
+}
