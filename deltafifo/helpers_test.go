@@ -2,7 +2,6 @@ package deltafifo
 
 import (
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -34,21 +33,7 @@ func newRealFIFO(t testing.TB, opts RealFIFOOptions) *RealFIFO {
 // Recorder, for a test that asserts on what the trace shows.
 func traced(t testing.TB) (*trace.Tracer, *trace.Recorder) {
 	rec := trace.NewRecorder()
-	return tee(trace.ForTest(t), rec.Tracer()), rec
-}
-
-// tee is a Tracer that reports every event to each of tracers.
-func tee(tracers ...*trace.Tracer) *trace.Tracer {
-	return trace.New(trace.Func(func(e trace.Event) {
-		attrs := append([]slog.Attr{slog.String(trace.KeyStage, e.Stage)}, e.Attrs...)
-		for _, t := range tracers {
-			if e.Level >= slog.LevelWarn {
-				t.Warn(e.What, attrs...)
-			} else {
-				t.Event(e.What, attrs...)
-			}
-		}
-	}))
+	return trace.Tee(trace.ForTest(t), rec.Tracer()), rec
 }
 
 // whats returns the What of each event, in order.

@@ -74,20 +74,11 @@ func traceKeys(t testing.TB, keys ...string) *trace.Tracer {
 	}))
 }
 
-// tee is a Tracer that reports every event to each of tracers.
-func tee(tracers ...*trace.Tracer) *trace.Tracer {
-	return trace.New(trace.Func(func(e trace.Event) {
-		for _, t := range tracers {
-			reemit(t, e)
-		}
-	}))
-}
-
 // traced returns a Tracer that writes to t.Log and records into a
 // Recorder, for a test that asserts on what the trace shows.
 func traced(t testing.TB) (*trace.Tracer, *trace.Recorder) {
 	rec := trace.NewRecorder()
-	return tee(trace.ForTest(t), rec.Tracer()), rec
+	return trace.Tee(trace.ForTest(t), rec.Tracer()), rec
 }
 
 // reemit reports e again through t.

@@ -281,7 +281,7 @@ func TestInformer_SlowHandlerDoesNotBlockOthers(t *testing.T) {
 			rec := trace.NewRecorder()
 			lw := newFakeLW()
 			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{Queue: kind,
-				Tracer: tee(traceKeys(t, first, "default/p001", last), rec.Tracer())}))
+				Tracer: trace.Tee(traceKeys(t, first, "default/p001", last), rec.Tracer())}))
 			gate := make(chan struct{})
 			slow := &recorder{}
 			openGate := sync.OnceFunc(func() { close(gate) })

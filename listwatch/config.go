@@ -77,6 +77,27 @@ const serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 // ErrNotInCluster is returned by InClusterConfig outside a pod.
 var ErrNotInCluster = errors.New("listwatch: not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be set")
 
+// OrInCluster completes the Config a command built from its flags: with a
+// Server it is returned as it is; without one, inside a pod, it is the
+// in-cluster Config (keeping the flags' Timeout and Tracer); outside a pod,
+// it gets fallback as its Server (say the fake server, or `kubectl proxy`
+// on 127.0.0.1:8080).
+func (c Config) OrInCluster(fallback string) (Config, error) {
+	if c.Server != "" {
+		return c, nil
+	}
+	in, err := InClusterConfig()
+	switch {
+	case errors.Is(err, ErrNotInCluster):
+		c.Server = fallback
+		return c, nil
+	case err != nil:
+		return Config{}, err
+	}
+	in.Timeout, in.Tracer = c.Timeout, c.Tracer
+	return in, nil
+}
+
 // InClusterConfig is the Config of a program running in a pod: the API
 // server's Service address from KUBERNETES_SERVICE_HOST and
 // KUBERNETES_SERVICE_PORT, the pod's service-account token and the

@@ -225,3 +225,16 @@ func TestTimeoutBoundsRequestsAndWatchHeaders(t *testing.T) {
 	assert.ErrorContains(t, err, "watch pods: no response headers within 50ms")
 	assert.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
 }
+
+// A command's flags without --server fall back to the given server outside
+// a pod; with --server they are kept as they are.
+func TestConfig_OrInClusterFallsBackOutsideAPod(t *testing.T) {
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KUBERNETES_SERVICE_PORT", "")
+	cfg, err := Config{Timeout: 3 * time.Second}.OrInCluster("http://127.0.0.1:8080")
+	require.NoError(t, err)
+	require.Equal(t, Config{Server: "http://127.0.0.1:8080", Timeout: 3 * time.Second}, cfg)
+	cfg, err = Config{Server: "https://example:6443"}.OrInCluster("http://127.0.0.1:8080")
+	require.NoError(t, err)
+	require.Equal(t, "https://example:6443", cfg.Server)
+}

@@ -223,3 +223,48 @@ func ForTest(t TB, stages ...string) *Tracer {
 		}
 	}))
 }
+
+// Tee returns a Tracer that reports every event to each of tracers (nil
+// ones are skipped; with none left it is nil, and off). A test uses it to
+// both tell its story (ForTest) and assert on it (a Recorder).
+func Tee(tracers ...*Tracer) *Tracer {
+	var hs []slog.Handler
+	for _, t := range tracers {
+		if t != nil {
+			hs = append(hs, t.logger.Handler())
+		}
+	}
+	if len(hs) == 0 {
+		return nil
+	}
+	return New(teeHandler(hs))
+}
+
+type teeHandler []slog.Handler
+
+func (t teeHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (t teeHandler) Handle(ctx context.Context, r slog.Record) error {
+	for _, h := range t {
+		if err := h.Handle(ctx, r.Clone()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t teeHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	out := make(teeHandler, len(t))
+	for i, h := range t {
+		out[i] = h.WithAttrs(attrs)
+	}
+	return out
+}
+
+func (t teeHandler) WithGroup(name string) slog.Handler {
+	out := make(teeHandler, len(t))
+	for i, h := range t {
+		out[i] = h.WithGroup(name)
+	}
+	return out
+}

@@ -133,3 +133,15 @@ func ExampleRecorder() {
 	// server: commit type=MODIFIED key=default/web-1 rv=42
 	// listwatch: frame decoded type=MODIFIED key=default/web-1 rv=42
 }
+
+// Tee reports each event, with its stage and attributes, to every tracer.
+func TestTee_ReportsToEveryTracer(t *testing.T) {
+	a, b := trace.NewRecorder(), trace.NewRecorder()
+	require.Nil(t, trace.Tee(nil, nil))
+	tr := trace.Tee(a.Tracer(), nil, b.Tracer()).Stage(trace.StageInformer).With(trace.Handler("A"))
+	tr.Event("OnAdd", trace.Key("default/a"))
+	tr.Warn("panic")
+	want := []string{"informer: OnAdd handler=A key=default/a", "informer: [warning] panic handler=A"}
+	require.Equal(t, want, a.Lines())
+	require.Equal(t, want, b.Lines())
+}

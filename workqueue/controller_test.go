@@ -116,7 +116,7 @@ func TestController_RetriesFiveTimesThenDrops(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(epoch)
 		rec := trace.NewRecorder()
-		c, stop := startPodControllerTraced(t, clk, tee(trace.ForTest(t), rec.Tracer()),
+		c, stop := startPodControllerTraced(t, clk, trace.Tee(trace.ForTest(t), rec.Tracer()),
 			func(string) error { return errors.New("apiserver unavailable") })
 		defer stop()
 		const key = "default/web-0"

@@ -1,7 +1,6 @@
 package workqueue
 
 import (
-	"log/slog"
 	"testing"
 	"time"
 
@@ -50,20 +49,6 @@ func stepClock(t testing.TB, clk interface {
 	t.Helper()
 	clk.Step(d)
 	t.Logf("clock: +%v (now %v after the epoch)", d, clk.Now().Sub(epoch))
-}
-
-// tee is a Tracer that reports every event to each of tracers.
-func tee(tracers ...*trace.Tracer) *trace.Tracer {
-	return trace.New(trace.Func(func(e trace.Event) {
-		attrs := append([]slog.Attr{slog.String(trace.KeyStage, e.Stage)}, e.Attrs...)
-		for _, t := range tracers {
-			if e.Level >= slog.LevelWarn {
-				t.Warn(e.What, attrs...)
-			} else {
-				t.Event(e.What, attrs...)
-			}
-		}
-	}))
 }
 
 // countEvents sums recorded events by what happened: "add" 12, "get" 9 ...

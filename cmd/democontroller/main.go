@@ -20,7 +20,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -86,27 +85,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			o.stages[strings.TrimSpace(s)] = true
 		}
 	}
-	return o, o.resolveServer()
-}
-
-// resolveServer picks the server when --server is not given: the
-// in-cluster service account inside a pod, else defaultServer (as
-// cmd/watch does).
-func (o *options) resolveServer() error {
-	if o.config.Server != "" {
-		return nil
-	}
-	cfg, err := listwatch.InClusterConfig()
-	switch {
-	case errors.Is(err, listwatch.ErrNotInCluster):
-		o.config.Server = defaultServer
-		return nil
-	case err != nil:
-		return err
-	}
-	cfg.Timeout = o.config.Timeout
-	o.config = cfg
-	return nil
+	var err error
+	o.config, err = o.config.OrInCluster(defaultServer)
+	return o, err
 }
 
 // run is the program: build the client, the factory and the controller,

@@ -23,7 +23,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -88,25 +87,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if *all {
 		o.namespace = api.NamespaceAll
 	}
-	return o, o.resolveServer()
-}
-
-// resolveServer picks the server when --server is not given: the
-// in-cluster service account inside a pod, else defaultServer.
-func (o *options) resolveServer() error {
-	if o.config.Server != "" {
-		return nil
-	}
-	cfg, err := listwatch.InClusterConfig()
-	switch {
-	case errors.Is(err, listwatch.ErrNotInCluster):
-		o.config.Server = defaultServer
-		return nil
-	case err != nil:
-		return err
-	}
-	o.config = cfg
-	return nil
+	var err error
+	o.config, err = o.config.OrInCluster(defaultServer)
+	return o, err
 }
 
 func resourceNames() []string {
