@@ -197,7 +197,7 @@ func (e *scEnv) tick(d time.Duration) []string {
 	out := e.settle()
 	for d > 0 {
 		step := min(d, tickStep)
-		time.Sleep(step)
+		time.Sleep(step) // fake time: in the synctest bubble this advances the clock, it waits for nothing
 		d -= step
 		out = append(out, e.settle()...)
 	}
