@@ -33,6 +33,16 @@
 //   - ops.go, writes.go: create, update, the status subresource, three patch
 //     types, delete with finalizers and graceful pod deletion, dry runs, and
 //     409 Conflict on a stale resourceVersion.
+//   - wal.go, walrecord.go, snapshot.go, recover.go, durable.go: with
+//     Options.DataDir (Open), a write-ahead log fsync'd before a write is
+//     acknowledged (group commit), snapshots, recovery of a torn tail, and a
+//     restart that keeps every acknowledged object and answers older
+//     versions 410 so clients relist. Without it, everything is in memory.
+//   - limits.go, typecheck.go: what a write may not do, answered as the
+//     real server answers it: grow an object past etcd's 1.5 MiB, carry
+//     over 256 KiB of annotations, copy more than 3 MiB in a JSON patch,
+//     give a known field the wrong JSON type (so every stored object
+//     decodes into its Go type); and at most Options.MaxWatches watches.
 //   - registry.go: the one table of resources (pods, configmaps, namespaces,
 //     replicasets). Adding a resource is adding a row.
 //   - faults.go: fault injection for tests: fail requests with 500/429,

@@ -30,6 +30,7 @@ type request struct {
 
 // ServeHTTP answers one HTTP request the way kube-apiserver would.
 func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	s.limitBodyTime(w, req)
 	lw := &loggingWriter{ResponseWriter: w, code: http.StatusOK}
 	start := time.Now()
 	s.serve(lw, req)
@@ -40,6 +41,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 }
 
 func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
+	if st := s.checkHost(req); st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
 	switch req.URL.Path {
 	case "/healthz", "/livez", "/readyz":
 		s.serveHealth(w, req)
@@ -48,12 +53,15 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 		s.serveVersion(w, req)
 		return
 	}
-	if s.opts.Token != "" && req.Header.Get("Authorization") != "Bearer "+s.opts.Token {
+	if s.opts.Token != "" && !tokenMatches(req.Header.Get("Authorization"), s.opts.Token) {
 		s.writeStatus(w, req, errUnauthorized())
 		return
 	}
 	if s.isClosed() {
 		s.writeStatus(w, req, errServiceUnavailable("the server is shutting down"))
+		return
+	}
+	if s.serveFaults(w, req) {
 		return
 	}
 	if s.serveDiscovery(w, req) {

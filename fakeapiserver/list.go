@@ -119,6 +119,12 @@ func (s *Server) list(req *http.Request, rq *request, opts listOptions) ([]*reco
 		start = strings.TrimPrefix(tok.Start, "/")
 		if tok.RV > 0 {
 			exactRV = uint64(tok.RV)
+			// A token from the future (forged, or from another server)
+			// is an exact read the server cannot serve yet: like the real
+			// watch cache it waits, then answers 504 ResourceVersionTooLarge.
+			if st := s.waitForResourceVersion(req.Context(), exactRV); st != nil {
+				return nil, meta, st
+			}
 		}
 	} else if opts.resourceVersion != "" && opts.resourceVersion != "0" {
 		rv, _ := strconv.ParseUint(opts.resourceVersion, 10, 64)

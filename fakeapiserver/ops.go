@@ -62,8 +62,11 @@ func (s *Server) validate(r *resource, obj map[string]any) *api.Status {
 }
 
 // create stores a new object. obj is owned by the call.
-func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool) (*record, *api.Status) {
+func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool) (_ *record, status *api.Status) {
 	if st := checkTypeMeta(r, obj); st != nil {
+		return nil, st
+	}
+	if st := typeCheckBody(r, obj); st != nil {
 		return nil, st
 	}
 	meta := ensureMap(obj, "metadata")
@@ -92,7 +95,10 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 
 	st := s.store
 	st.mu.Lock()
-	defer st.mu.Unlock()
+	defer s.unlockDurable(st.rv, &status) // acknowledged only once durable
+	if ws := st.writableLocked(); ws != nil {
+		return nil, ws
+	}
 	if r.Namespaced {
 		nsRec := st.objects[namespacesResource()][ns]
 		if nsRec == nil {
@@ -119,6 +125,9 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 	if dryRun {
 		return dryRunRecord(r, obj), nil
 	}
+	if st := checkObjectSize(obj); st != nil {
+		return nil, st
+	}
 	rv := st.nextRVLocked()
 	rec := newRecord(r, obj, rv)
 	st.commitLocked(&event{typ: api.Added, rv: rv, res: r, obj: rec})
@@ -129,8 +138,11 @@ func namespacesResource() *resource { return lookupResource("", "v1", "namespace
 
 // update replaces an object (subresource "") or its status ("status"). obj
 // is owned by the call.
-func (s *Server) update(r *resource, ns, name, subresource string, obj map[string]any, dryRun bool) (*record, *api.Status) {
+func (s *Server) update(r *resource, ns, name, subresource string, obj map[string]any, dryRun bool) (_ *record, status *api.Status) {
 	if st := checkTypeMeta(r, obj); st != nil {
+		return nil, st
+	}
+	if st := typeCheckBody(r, obj); st != nil {
 		return nil, st
 	}
 	meta := ensureMap(obj, "metadata")
@@ -142,7 +154,10 @@ func (s *Server) update(r *resource, ns, name, subresource string, obj map[strin
 	}
 	st := s.store
 	st.mu.Lock()
-	defer st.mu.Unlock()
+	defer s.unlockDurable(st.rv, &status) // acknowledged only once durable
+	if ws := st.writableLocked(); ws != nil {
+		return nil, ws
+	}
 	existing := st.objects[r][objectKey(ns, name)]
 	if existing == nil {
 		return nil, errNotFound(r, name)
@@ -230,6 +245,9 @@ func (s *Server) updateLocked(existing *record, subresource string, obj map[stri
 		st.commitLocked(&event{typ: api.Deleted, rv: rv, res: r, obj: gone, prev: existing})
 		return gone, nil
 	}
+	if st := checkObjectSize(next); st != nil {
+		return nil, st
+	}
 	rv := st.nextRVLocked()
 	rec := newRecord(r, next, rv)
 	st.commitLocked(&event{typ: api.Modified, rv: rv, res: r, obj: rec, prev: existing})
@@ -263,10 +281,13 @@ func applyPatch(pt PatchType, doc map[string]any, body []byte) (map[string]any, 
 
 // patchObject applies a patch to the stored object and saves the result as
 // an update would.
-func (s *Server) patchObject(r *resource, ns, name, subresource string, pt PatchType, body []byte, dryRun bool) (*record, *api.Status) {
+func (s *Server) patchObject(r *resource, ns, name, subresource string, pt PatchType, body []byte, dryRun bool) (_ *record, status *api.Status) {
 	st := s.store
 	st.mu.Lock()
-	defer st.mu.Unlock()
+	defer s.unlockDurable(st.rv, &status) // acknowledged only once durable
+	if ws := st.writableLocked(); ws != nil {
+		return nil, ws
+	}
 	existing := st.objects[r][objectKey(ns, name)]
 	if existing == nil {
 		return nil, errNotFound(r, name)
@@ -283,6 +304,9 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 		return nil, newStatus(422, api.StatusReasonInvalid, err.Error(), nil)
 	default:
 		return nil, errBadRequest("%v", err)
+	}
+	if st := typeCheckPatched(r, pt, patched, body); st != nil {
+		return nil, st
 	}
 	if st := checkTypeMeta(r, patched); st != nil {
 		return nil, st
@@ -316,10 +340,13 @@ var protectedNamespaces = []string{api.NamespaceDefault, api.NamespaceSystem, ap
 //     (DELETED), as the real server does for a pod no kubelet runs.
 //   - A namespace takes every object in it along (their DELETED events come
 //     first).
-func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) (*record, *api.Status) {
+func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) (_ *record, status *api.Status) {
 	st := s.store
 	st.mu.Lock()
-	defer st.mu.Unlock()
+	defer s.unlockDurable(st.rv, &status) // acknowledged only once durable
+	if ws := st.writableLocked(); ws != nil {
+		return nil, ws
+	}
 	existing := st.objects[r][objectKey(ns, name)]
 	if existing == nil {
 		return nil, errNotFound(r, name)

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kinformer/kinformer/api"
@@ -23,6 +24,22 @@ type Options struct {
 	// from and paged lists to read; a resourceVersion older than the kept
 	// history answers 410 Expired. Default 1000.
 	History int
+	// HistoryBytes also bounds the history, by the encoded size of the
+	// objects its events carry: the oldest events go once either bound is
+	// passed (the newest one always stays). Default 64 MiB; negative: by
+	// count only.
+	HistoryBytes int64
+	// DataDir, if set, makes the server durable (see durable.go and the
+	// "Durability" section of docs/fakeapiserver.md): a write-ahead log,
+	// fsync'd before a write is acknowledged, and snapshots, read back when
+	// the server is opened again on the same directory. Use Open; New with
+	// DataDir calls Open and panics if it fails. Empty: in memory only.
+	DataDir string
+	// SnapshotRecords and SnapshotBytes: with DataDir, a snapshot is written
+	// (and the log before it dropped) after this many log records or bytes.
+	// Defaults 10000 and 64 MiB.
+	SnapshotRecords int
+	SnapshotBytes   int64
 	// BookmarkInterval is how often a watch that asked for bookmarks gets
 	// one (only when the server has moved past what the watch last saw).
 	// Default one minute, as the real server; negative disables them.
@@ -30,13 +47,36 @@ type Options struct {
 	// WatchBuffer is how many events may wait for a slow watcher before the
 	// server closes its stream. Default 100.
 	WatchBuffer int
+	// MaxWatches is how many watches may be open at once; one more is
+	// answered 429 TooManyRequests with Retry-After: 1, as a real server
+	// sheds load. Default 1000; negative: no limit. See limits.go.
+	MaxWatches int
 	// TooLargeResourceVersionWait is how long a list or get at a
 	// resourceVersion the server has not reached yet waits before answering
 	// 504. Default 3 s, as the real server.
 	TooLargeResourceVersionWait time.Duration
 	// Token, if set, must come with every request as
 	// "Authorization: Bearer <token>" (health checks and /version excepted).
+	// It is compared in constant time.
 	Token string
+	// AllowAnyHost turns off the Host check a server without a Token makes:
+	// by default such a server refuses (403) every request whose Host is not
+	// loopback (127.0.0.0/8, ::1, localhost), as kubectl proxy does, so a web
+	// page cannot reach it through DNS rebinding. See security.go.
+	AllowAnyHost bool
+	// Faults turns on the HTTP fault endpoints under /faults/ (behind the
+	// Token, if one is set); off, they answer 404. See faulthttp.go.
+	Faults bool
+	// ReadHeaderTimeout, BodyTimeout and IdleTimeout bound how long a
+	// connection may take to send its request headers, to send a request
+	// body, and to sit idle between requests; a slow or stalled client is
+	// disconnected then. Defaults 10 s, 30 s and 2 min. ReadHeaderTimeout and
+	// IdleTimeout apply where Serve runs the server; BodyTimeout is applied
+	// by the handler, so it holds under httptest too. A watch has no body:
+	// none of them cuts a long watch. See timeouts.go.
+	ReadHeaderTimeout time.Duration
+	BodyTimeout       time.Duration
+	IdleTimeout       time.Duration
 	// Clock drives timestamps, watch timeouts, bookmarks and waits. Default
 	// the real clock; tests pass a clock.FakeClock.
 	Clock clock.Clock
@@ -64,13 +104,20 @@ type Server struct {
 	closeOnce sync.Once
 	closed    chan struct{}
 
+	watchSlots atomic.Int64 // open watches, against Options.MaxWatches
+
 	countMu  sync.Mutex
 	requests map[string]int // "verb resource" -> count
 }
 
 // New returns a server holding the namespaces default, kube-system and
 // kube-public, as a new cluster does.
+//
+// With opts.DataDir set it is Open, and panics if that fails.
 func New(opts Options) *Server {
+	if opts.DataDir != "" {
+		return mustOpen(opts)
+	}
 	if opts.History <= 0 {
 		opts.History = 1000
 	}
@@ -86,6 +133,10 @@ func New(opts Options) *Server {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
+	if opts.HistoryBytes == 0 {
+		opts.HistoryBytes = 64 << 20
+	}
+	opts.setTimeoutDefaults()
 	s := &Server{
 		tracer:   opts.Tracer.Stage(trace.StageServer),
 		opts:     opts,
@@ -95,6 +146,7 @@ func New(opts Options) *Server {
 		requests: map[string]int{},
 	}
 	s.store.tracer = s.tracer
+	s.store.historyBytes = max(opts.HistoryBytes, 0)
 	for _, ns := range []string{api.NamespaceDefault, api.NamespaceSystem, api.NamespacePublic} {
 		if _, err := s.Create(&api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}}); err != nil {
 			panic(fmt.Sprintf("fakeapiserver: creating namespace %s: %v", ns, err))
@@ -104,11 +156,13 @@ func New(opts Options) *Server {
 }
 
 // Close ends every open watch and makes the server answer 503 from then on.
+// With DataDir it then flushes and closes the log, marking a clean shutdown.
 // It is safe to call more than once.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {
 		close(s.closed)
 		s.CloseWatches()
+		s.closeDataDir()
 	})
 }
 
@@ -183,9 +237,10 @@ func generateNameSuffix() string {
 
 // Serve answers HTTP on ln until ctx ends, then shuts down cleanly: it ends
 // every watch first (an http.Server's Shutdown waits for open requests, and
-// a watch never finishes on its own) and gives other requests five seconds.
+// a watch never finishes on its own) and gives other requests five seconds,
+// then closes what is left.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	httpSrv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	httpSrv := s.HTTPServer()
 	errc := make(chan error, 1)
 	go func() { errc <- httpSrv.Serve(ln) }()
 	select {
@@ -196,7 +251,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.Close()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := httpSrv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := httpSrv.Shutdown(shutdownCtx); errors.Is(err, context.DeadlineExceeded) {
+		// Requests still running, or a connection a client opened but never
+		// used (net/http waits up to 5 s for those): cut them.
+		_ = httpSrv.Close()
+	} else if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

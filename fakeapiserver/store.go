@@ -48,6 +48,20 @@ type store struct {
 	dropEvent func(Event) bool
 	tracer    *trace.Tracer // stage "server"; nil: off
 	watchIDs  uint64        // numbers the watches, for the trace
+
+	// historyBytes bounds history by the encoded size of the objects its
+	// events carry (Options.HistoryBytes); 0: by count only.
+	historyBytes int64
+
+	// Durability (durable.go): the log, nil without Options.DataDir (and
+	// after Close); persistent says DataDir was given, so a nil log means
+	// writes must be refused rather than kept in memory only.
+	wal              *wal
+	persistent       bool
+	dataDir          string
+	snapEveryRecords int
+	snapEveryBytes   int64
+	recovery         Recovery
 }
 
 // record is one stored version of one object. A record is never changed
@@ -121,8 +135,12 @@ func (rec *record) withRV(rv uint64) *record {
 }
 
 // commitLocked records a change and hands it to the open watchers. The
-// caller holds s.mu for writing and has already set s.rv to ev.rv.
+// caller holds s.mu for writing and has already set s.rv to ev.rv. With a
+// log, the record is queued first (see wal.go for when it becomes durable).
 func (s *store) commitLocked(ev *event) {
+	if s.wal != nil {
+		s.logLocked(ev)
+	}
 	switch ev.typ {
 	case api.Deleted:
 		delete(s.objects[ev.res], ev.obj.key)
@@ -142,6 +160,11 @@ func (s *store) commitLocked(ev *event) {
 	if evicted := s.history.push(ev); evicted != nil {
 		s.compacted = evicted.rv
 	}
+	// Bounded by bytes too, keeping at least the newest event: a few
+	// versions of a huge object must not pin gigabytes.
+	for s.historyBytes > 0 && s.history.bytes > s.historyBytes && s.history.n > 1 {
+		s.compacted = s.history.popOldest().rv
+	}
 	if s.tracer.On() {
 		s.tracer.Event("commit", trace.Type(string(ev.typ)), trace.Resource(ev.res.Name), trace.Key(ev.obj.key), trace.RV(strconv.FormatUint(ev.rv, 10)))
 	}
@@ -154,6 +177,9 @@ func (s *store) commitLocked(ev *event) {
 	}
 	close(s.rvChanged)
 	s.rvChanged = make(chan struct{})
+	if s.wal != nil {
+		s.maybeSnapshotLocked()
+	}
 }
 
 // nextRV hands out the next resourceVersion; the caller holds s.mu.
@@ -253,22 +279,37 @@ type ring struct {
 	buf   []*event
 	start int
 	n     int
+	bytes int64 // the encoded size of the objects the events carry
 }
+
+func eventBytes(ev *event) int64 { return int64(len(ev.obj.raw)) }
 
 // push appends ev and returns the event that fell off the front, if any.
 func (r *ring) push(ev *event) (evicted *event) {
 	if len(r.buf) == 0 {
 		return ev
 	}
+	r.bytes += eventBytes(ev)
 	if r.n < len(r.buf) {
 		r.buf[(r.start+r.n)%len(r.buf)] = ev
 		r.n++
 		return nil
 	}
 	evicted = r.buf[r.start]
+	r.bytes -= eventBytes(evicted)
 	r.buf[r.start] = ev
 	r.start = (r.start + 1) % len(r.buf)
 	return evicted
+}
+
+// popOldest removes and returns the oldest event; the ring is not empty.
+func (r *ring) popOldest() *event {
+	ev := r.buf[r.start]
+	r.buf[r.start] = nil
+	r.start = (r.start + 1) % len(r.buf)
+	r.n--
+	r.bytes -= eventBytes(ev)
+	return ev
 }
 
 func (r *ring) at(i int) *event { return r.buf[(r.start+i)%len(r.buf)] }
@@ -277,7 +318,7 @@ func (r *ring) clear() {
 	for i := range r.buf {
 		r.buf[i] = nil
 	}
-	r.start, r.n = 0, 0
+	r.start, r.n, r.bytes = 0, 0, 0
 }
 
 // eachNewestFirst calls fn for events from newest to oldest until fn

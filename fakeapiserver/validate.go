@@ -99,6 +99,7 @@ func validateMeta(r *resource, meta map[string]any) []api.StatusCause {
 	}
 	causes = append(causes, validateStringMap(meta["labels"], "metadata.labels", true)...)
 	causes = append(causes, validateStringMap(meta["annotations"], "metadata.annotations", false)...)
+	causes = append(causes, validateAnnotationsSize(meta["annotations"])...)
 	if f, ok := meta["finalizers"]; ok && f != nil {
 		if _, ok := f.([]any); !ok || len(stringList(f)) != len(f.([]any)) {
 			causes = append(causes, invalid("metadata.finalizers", f, "must be a list of strings"))

@@ -121,6 +121,12 @@ func (w *watcher) stopLocked() {
 }
 
 func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *request) {
+	release, st := s.acquireWatch()
+	if st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
+	defer release()
 	out, st := negotiate(req)
 	if st != nil {
 		s.writeStatus(w, req, st)

@@ -27,7 +27,7 @@ func TestWatch_ChunkedNewlineDelimitedFrames(t *testing.T) {
 	conn, err := net.Dial("tcp", strings.TrimPrefix(e.http.URL, "http://"))
 	require.NoError(t, err)
 	defer conn.Close()
-	fmt.Fprintf(conn, "GET /api/v1/namespaces/default/pods?watch=true&resourceVersion=%s HTTP/1.1\r\nHost: x\r\n\r\n", p.ResourceVersion)
+	fmt.Fprintf(conn, "GET /api/v1/namespaces/default/pods?watch=true&resourceVersion=%s HTTP/1.1\r\nHost: localhost\r\n\r\n", p.ResourceVersion)
 	br := bufio.NewReader(conn)
 	head := readUntil(t, br, "\r\n\r\n")
 	require.Contains(t, head, "HTTP/1.1 200 OK")

@@ -81,6 +81,7 @@ func (e *scEnv) server() *fakeapiserver.Server {
 	}
 	opts := e.serverOpts
 	opts.Tracer = e.tracer
+	opts.AllowAnyHost = true // the client names it http://fakeapiserver, not a loopback host
 	e.srv = fakeapiserver.New(opts)
 	e.ln = newScListener()
 	ctx, cancel := context.WithCancel(context.Background())

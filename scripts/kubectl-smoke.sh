@@ -117,6 +117,18 @@ for _ in $(seq 1 50); do grep -q '"type":"DELETED"' "$work/curl-watch.out" && br
 check "curl watch from the list's resourceVersion" "$(cat "$work/curl-watch.out")" '^\{"type":"MODIFIED","object":\{"kind":"Pod".*"name":"seed-0"'
 check "curl watch sees DELETED"      "$(cat "$work/curl-watch.out")" '^\{"type":"DELETED","object":\{"kind":"Pod".*"name":"seed-1"'
 
+# Without a token only a loopback Host is answered (DNS rebinding).
+check "curl with a foreign Host: 403" "$(curl -s -H 'Host: attacker.example' "$URL/api/v1/namespaces/default/pods")" 'host \\"attacker.example\\" is not allowed'
+
+# The token from the environment (never printed), and the fault endpoints.
+KINFORMER_TOKEN=s3cret start_server "$work/server-faults.log" --seed 1 --faults
+check "the token is not printed"     "$(grep -c s3cret "$work/server-faults.log" || true)" '^0$'
+check "curl /faults without a token: 401" "$(curl -s -X POST "$URL/faults/compact")" '"reason": "Unauthorized"'
+check "curl -X POST /faults/compact" "$(curl -s -X POST -H 'Authorization: Bearer s3cret' "$URL/faults/compact")" '"did": "history compacted at resourceVersion [0-9]+"'
+check "curl -X POST /faults/fail"    "$(curl -s -X POST -H 'Authorization: Bearer s3cret' "$URL/faults/fail?code=429&count=1&retryAfter=2&verb=list&resource=pods")" 'fail with 429 \(Retry-After: 2s\)'
+check "curl list after /faults/fail: 429" "$(curl -s -H 'Authorization: Bearer s3cret' "$URL/api/v1/namespaces/default/pods")" '"reason": "TooManyRequests"'
+check "curl list again: 200"         "$(curl -s -H 'Authorization: Bearer s3cret' "$URL/api/v1/namespaces/default/pods")" '"name": "seed-0"'
+
 # With --token every request needs it. kubectl only sends a token over HTTPS,
 # so that half runs with --tls-dir (a generated CA, as a real cluster's).
 start_server "$work/server-token.log" --token s3cret --seed 1

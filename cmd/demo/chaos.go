@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -14,8 +13,10 @@ import (
 	"github.com/kinformer/kinformer/listwatch"
 )
 
-// faults are what the chaos loop and the /demo/ endpoints do to the
-// world: the three ways a real cluster surprises an informer.
+// faults are what the chaos loop does to the world: the three ways a real
+// cluster surprises an informer. The learner does the same, and more,
+// through the server's own fault endpoints (POST /faults/..., see the
+// tour), which the narrator reports from the server's trace.
 type faults struct {
 	srv    *fakeapiserver.Server
 	pods   informer.Lister[*api.Pod]
@@ -76,32 +77,6 @@ func (f *faults) chaos(ctx context.Context, interval time.Duration) {
 			f.compact("chaos")
 		}
 	}
-}
-
-// handler serves the learner's buttons, so the tour's curl lines can break
-// things on purpose:
-//
-//	POST /demo/delete-pod[?name=web-abc]   delete a (random) pod of web
-//	POST /demo/drop-watches                end every watch
-//	POST /demo/compact                     compact the history (410 on the next watch)
-func (f *faults) handler() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /demo/delete-pod", func(w http.ResponseWriter, r *http.Request) {
-		if err := f.deletePod(r.Context(), "you", r.URL.Query().Get("name")); err != nil {
-			http.Error(w, err.Error(), http.StatusNotFound)
-			return
-		}
-		fmt.Fprintln(w, "deleted; watch the demo's narration")
-	})
-	mux.HandleFunc("POST /demo/drop-watches", func(w http.ResponseWriter, r *http.Request) {
-		f.dropWatches("you")
-		fmt.Fprintln(w, "every watch dropped; watch the demo's narration")
-	})
-	mux.HandleFunc("POST /demo/compact", func(w http.ResponseWriter, r *http.Request) {
-		f.compact("you")
-		fmt.Fprintln(w, "history compacted; watch the demo's narration")
-	})
-	return mux
 }
 
 func webSelector() api.Selector {

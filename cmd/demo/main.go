@@ -4,7 +4,8 @@
 // controller/replicaset), a kubelet stand-in that starts pods, and a chaos
 // loop that now and then deletes a pod, drops every watch or compacts the
 // server's history. It narrates every change as it travels the pipeline,
-// and prints the curl and kubectl lines to poke it with.
+// and prints the curl and kubectl lines to poke it with, among them the
+// server's fault endpoints (POST /faults/...), enabled here.
 //
 //	make demo                               # until Ctrl-C
 //	make demo ARGS="--duration 30s --trace" # every trace event, then a summary
@@ -23,7 +24,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"sync"
@@ -35,6 +35,7 @@ import (
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 )
 
 func main() {
@@ -95,7 +96,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	tr := n.tracer()
 	quietLog := slog.New(slog.DiscardHandler) // failures are in the trace already
 
-	srv := fakeapiserver.New(fakeapiserver.Options{History: o.history, Tracer: tr})
+	// Faults: the learner's curl lines break things through the server's own
+	// fault endpoints (/faults/...), narrated from its trace ("you: ...").
+	srv := fakeapiserver.New(fakeapiserver.Options{History: o.history, Tracer: tr, Faults: true})
 	if err := seed(srv, int32(o.replicas)); err != nil {
 		return err
 	}
@@ -119,12 +122,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	pods := informer.NewLister[*api.Pod](factory.InformerFor(listwatch.Pods).GetIndexer())
 	f := &faults{srv: srv, pods: pods, client: podClient, n: n}
 
-	mux := http.NewServeMux()
-	mux.Handle("/demo/", f.handler())
-	mux.Handle("/", srv)
-	httpSrv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	serveCtx, stopServing := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopServing()
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- httpSrv.Serve(ln) }()
+	go func() { serveErr <- srv.Serve(serveCtx, ln) }() // with the server's connection timeouts
 
 	// Everything below runs until work is cancelled.
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
@@ -148,14 +149,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	stopWork()
 	wg.Wait()
 	factory.Shutdown()
-	srv.Close()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = httpSrv.Shutdown(shutdownCtx)
-	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+	stopServing() // Serve closes srv (ending its watches) and shuts down
+	if err := <-serveErr; err != nil {
 		return err
 	}
-	n.block(summary(n, ctrl.Stats(), f.done.Load(), check))
+	injected := f.done.Load() + int64(n.count(trace.StageServer, faultRequested))
+	n.block(summary(n, ctrl.Stats(), injected, check))
 	return errors.Join(tourErr, <-ctrlErr, check.err())
 }
 

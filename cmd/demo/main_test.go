@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -30,6 +33,8 @@ func TestDemo_SeedsTheWorldTheTourDescribes(t *testing.T) {
 	require.Contains(t, out, `curl "http://127.0.0.1:9999/api/v1/namespaces/default/pods?watch=true&resourceVersion=42"`)
 	require.Contains(t, out, "kubectl --server http://127.0.0.1:9999 get pods -w")
 	require.NotContains(t, out, "<rv>", "the tour shows real values, not placeholders")
+	require.Contains(t, out, "curl -X POST http://127.0.0.1:9999/faults/close-watches")
+	require.NotContains(t, out, "/demo/", "the server's fault endpoints replaced the demo's own")
 }
 
 // syncBuffer is a bytes.Buffer safe for the demo's goroutines.
@@ -53,14 +58,30 @@ func (s *syncBuffer) String() string {
 // The whole tour, end to end and sped up: the controller creates the three
 // pods, the kubelet starts them, the chaos loop deletes pods, drops watches
 // and compacts history, and at the end every cache equals the server and
-// the ReplicaSet has its replicas.
+// the ReplicaSet has its replicas. The tour's fault endpoints work and are
+// narrated as the learner's doing.
 func TestDemo_TourEndsWithTheFinalCheckPassed(t *testing.T) {
 	var out syncBuffer
-	err := run(context.Background(), []string{"--addr", "127.0.0.1:0", "--duration", "6s",
-		"--chaos-every", "700ms", "--start-delay", "200ms", "--history", "20"}, &out)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(context.Background(), []string{"--addr", "127.0.0.1:0", "--duration", "6s",
+			"--chaos-every", "700ms", "--start-delay", "200ms", "--history", "20"}, &out)
+	}()
+	urlRe := regexp.MustCompile(`controller against (http://\S+)`)
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), "/faults/close-watches") }, 5*time.Second, 5*time.Millisecond)
+	url := urlRe.FindStringSubmatch(out.String())[1]
+	for _, f := range []string{"compact", "close-watches"} {
+		resp, err := http.Post(url+"/faults/"+f, "", nil)
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+	err := <-done
 	t.Log(out.String())
 	require.NoError(t, err)
 	s := out.String()
+	require.Contains(t, s, "you: history compacted at resourceVersion ")
+	require.Regexp(t, `you: closed every watch \(\d+ open\) \(POST /faults/close-watches; `, s)
 	require.Contains(t, s, "final check PASSED")
 	require.Contains(t, s, "handler enqueues default/web", "the narration follows changes to the controller")
 	require.Contains(t, s, "worker: default/web: have", "the narration shows the worker's reconciles")

@@ -10,6 +10,10 @@ import (
 	"github.com/kinformer/kinformer/trace"
 )
 
+// faultRequested is the server's trace event for a request to one of its
+// fault endpoints (fakeapiserver/faulthttp.go), with path=, did= and then=.
+const faultRequested = "fault: requested"
+
 // narrator turns the trace into the lines a newcomer reads. It follows each
 // object's key through the pipeline and prints one line once the change
 // has reached the controller:
@@ -144,6 +148,10 @@ func (n *narrator) follow(e trace.Event) {
 		n.printLocked(fmt.Sprintf("worker: %s dropped after too many retries: %s", key, e.Get(trace.KeyReason)))
 	case e.Stage == trace.StageReflector && e.What == "phase":
 		n.printLocked(reflectorLine(e))
+	case e.Stage == trace.StageServer && e.What == faultRequested:
+		// A learner's curl to a fault endpoint: the server says what it did
+		// and what the informers will do about it.
+		n.printLocked(fmt.Sprintf("you: %s (POST %s; %s)", e.Get("did"), e.Get("path"), e.Get("then")))
 	case e.Stage == trace.StageServer && strings.HasPrefix(e.What, "history compacted"):
 		n.printLocked("server: history compacted at rv " + e.RV() + ": a watch from an older rv now gets 410 Expired")
 	}

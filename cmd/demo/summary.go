@@ -125,7 +125,7 @@ summary
   relists:               %d (a list after the first, per informer: after 410 Expired or a failure)
   watch restarts:        %d (a new watch after the first, per informer)
   tombstones:            %d (deletes learned from a relist, not from a watch event)
-  faults injected:       %d (by the chaos loop and through /demo/)
+  faults injected:       %d (by the chaos loop and through /faults/)
   controller:            %s
   final check:           replicas: %s
 `, n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "ADDED"),

@@ -24,10 +24,13 @@ Try, in another terminal:
        %[2]s delete pod <a web pod>
        %[2]s get rs web
        %[2]s patch rs web -p '{"spec":{"replicas":5}}'    (scale up; then 2 to scale down)
-  4. Break it and watch the informers recover:
-       curl -X POST %[1]s/demo/drop-watches    (watches resume from their last rv: no relist)
-       curl -X POST %[1]s/demo/compact         (history gone: 410 Expired → relist)
-       curl -X POST %[1]s/demo/delete-pod
+  4. Break it and watch the informers recover, with the server's fault endpoints
+     (curl %[1]s/faults lists them all):
+       curl -X POST %[1]s/faults/close-watches    (watches resume from their last rv: no relist)
+       curl -X POST %[1]s/faults/compact          (history gone; then close-watches: 410 Expired → relist)
+       curl -X POST "%[1]s/faults/fail?code=429&count=3&retryAfter=2&verb=list"   (backoff, Retry-After)
+       curl -X POST "%[1]s/faults/drop?resource=pods&type=DELETED"
+       %[2]s delete pod <a web pod>    (the informer misses it until a relist brings a tombstone)
      and see 410 yourself: after the compact, a watch from the old version answers 410 Expired:
        curl "%[1]s/api/v1/namespaces/default/pods?watch=true&resourceVersion=%[3]s"
 

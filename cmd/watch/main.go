@@ -15,10 +15,18 @@
 // or --server https://HOST:6443 --token-file TOKEN --ca-file ca.crt; or, in a
 // pod, no flags at all (the service account is used).
 //
-// The listed objects are printed as LIST lines. When the server ends the
-// watch cleanly (its timeout), watch resumes from the last resourceVersion
-// it printed, as a Reflector does; an ERROR event (410 Expired: the version
-// is too old) is printed and ends the program.
+// The listed objects are printed as LIST lines. Then it behaves as a
+// Reflector (loop.go): when the server ends the watch, or the connection
+// drops, it watches again from the last resourceVersion it printed; an
+// ERROR event is printed, and on 410 Expired (the version is too old) it
+// relists, printing LIST lines again; other failures are retried after a
+// backoff. It runs until Ctrl-C (or --max-failures failures in a row).
+//
+// Nothing can make it hang: --request-timeout (default 30 s) bounds a list
+// and the wait for a watch's response headers; each watch sends
+// timeoutSeconds (--watch-timeout, default a random 5-10 min) and is given
+// up when no frame arrives for --idle-timeout (default timeoutSeconds +
+// 30 s).
 package main
 
 import (
@@ -30,6 +38,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/listwatch"
@@ -62,12 +71,30 @@ type options struct {
 	namespace string
 	selector  string
 	bookmarks bool
+
+	watchTimeout time.Duration // timeoutSeconds; 0: random 5-10 min
+	idleTimeout  time.Duration // 0: the watch's timeout + idleMargin
+	retryBackoff time.Duration
+	maxFailures  int
 }
+
+// defaultRequestTimeout is --request-timeout's default here (listwatch's
+// BindFlags has none): a server that accepts and says nothing must not
+// hang the program.
+const defaultRequestTimeout = 30 * time.Second
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("watch", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg := listwatch.BindFlags(fs)
+	cfg.Timeout = defaultRequestTimeout
+	rt := fs.Lookup("request-timeout")
+	rt.DefValue, rt.Usage = defaultRequestTimeout.String(), "limit for a list, and for the wait for a watch's response headers (0 = none)"
+	var o options
+	fs.DurationVar(&o.watchTimeout, "watch-timeout", 0, "timeoutSeconds sent with each watch: the server ends it then (0 = a random 5-10 min, as a Reflector)")
+	fs.DurationVar(&o.idleTimeout, "idle-timeout", 0, "give up on a watch, and watch again, when no event or bookmark arrives for this long (0 = the watch's timeout + 30s)")
+	fs.DurationVar(&o.retryBackoff, "retry-backoff", time.Second, "wait after a failure, doubling (to 30s) while failures continue")
+	fs.IntVar(&o.maxFailures, "max-failures", 0, "exit after this many failures in a row (0 = retry until Ctrl-C)")
 	namespace := fs.String("namespace", "default", "namespace to watch")
 	all := fs.Bool("all-namespaces", false, "watch every namespace")
 	resource := fs.String("resource", "pods", "what to watch: "+strings.Join(resourceNames(), ", "))
@@ -83,7 +110,10 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if !ok {
 		return options{}, fmt.Errorf("unknown --resource %q: want one of %s", *resource, strings.Join(resourceNames(), ", "))
 	}
-	o := options{config: *cfg, resource: r, namespace: *namespace, selector: *selector, bookmarks: *bookmarks}
+	o.config, o.resource, o.namespace, o.selector, o.bookmarks = *cfg, r, *namespace, *selector, *bookmarks
+	if o.retryBackoff <= 0 {
+		return options{}, fmt.Errorf("--retry-backoff must be positive")
+	}
 	if *all {
 		o.namespace = api.NamespaceAll
 	}
@@ -101,7 +131,8 @@ func resourceNames() []string {
 	return names
 }
 
-// run is the program: list, then watch until ctx ends or the watch fails.
+// run is the program: list, then watch (again and again, relisting when it
+// must) until ctx ends.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
@@ -115,29 +146,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		opts.LabelSelector = o.selector
 	})
 
-	rv, n, err := list(ctx, lw, stdout)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stderr, "listed %d %s at resourceVersion %s; watching from there\n", n, o.resource, rv)
-	for ctx.Err() == nil {
-		w, err := lw.Watch(ctx, listwatch.ListOptions{ResourceVersion: rv, AllowWatchBookmarks: o.bookmarks})
-		if err != nil {
-			if ctx.Err() != nil {
-				break
-			}
-			return fmt.Errorf("watch %s from resourceVersion %s: %w", o.resource, rv, err)
-		}
-		rv, err = printEvents(w, stdout, rv)
-		w.Stop()
-		if err != nil {
-			return err
-		}
-		if ctx.Err() == nil {
-			fmt.Fprintf(stderr, "the server ended the watch; watching again from resourceVersion %s\n", rv)
-		}
-	}
-	return nil
+	l := &loop{o: o, lw: lw, stdout: stdout, stderr: stderr}
+	return l.run(ctx)
 }
 
 // list prints every object, a page of 500 at a time as a Reflector's pager
@@ -158,23 +168,6 @@ func list(ctx context.Context, lw listwatch.ListerWatcher, stdout io.Writer) (rv
 		}
 		opts.Continue = page.Continue
 	}
-}
-
-// printEvents prints w's events until it ends and returns the last
-// resourceVersion seen. An ERROR event ends the program.
-func printEvents(w listwatch.Watch, stdout io.Writer, rv string) (string, error) {
-	for ev := range w.ResultChan() {
-		if ev.Type == api.Error {
-			fmt.Fprintf(stdout, "ERROR %s %v\n", listwatch.ReasonForError(ev.Err), ev.Err)
-			if listwatch.IsResourceExpired(ev.Err) {
-				return rv, fmt.Errorf("resourceVersion %s is too old (%w); run again to list afresh", rv, ev.Err)
-			}
-			return rv, fmt.Errorf("the watch failed: %w", ev.Err)
-		}
-		printLine(stdout, string(ev.Type), ev.Object)
-		rv = ev.Object.GetResourceVersion()
-	}
-	return rv, nil
 }
 
 // printLine writes `TYPE kind namespace/name rv` (just the name for a

@@ -152,26 +152,26 @@ func TestRunResumesFromLastResourceVersionWhenServerEndsWatch(t *testing.T) {
 }
 
 // A watch that resumes from a version the server no longer keeps gets the
-// 410 ERROR frame; the program prints it and stops.
-func TestRunStopsOnExpiredWatch(t *testing.T) {
-	p := start(t, nil)
+// 410 ERROR frame; the program prints it and relists, as a Reflector does:
+// the relist brings the pod whose event the watch missed.
+func TestRunRelistsOnExpiredWatch(t *testing.T) {
+	p := start(t, []string{"--retry-backoff", "1ms"})
 	waitFor(t, p.stderr, "watching from there")
 	require.Eventually(t, func() bool { return p.srv.OpenWatches("pods") == 1 }, deadline, time.Millisecond)
 	p.srv.DropEvents(func(fakeapiserver.Event) bool { return true }) // the open watch misses this pod...
 	_, err := p.srv.Create(pod("missed", nil))
 	require.NoError(t, err)
+	p.srv.DropEvents(nil)
 	p.srv.CompactHistory() // ...and the history that held it is gone
 	p.srv.CloseWatches()
 
-	select {
-	case err := <-p.done:
-		p.done <- err
-		require.Error(t, err)
-		assert.Contains(t, err.Error(), "resourceVersion 3 is too old")
-	case <-time.After(deadline):
-		t.Fatal("run did not stop on the ERROR event")
-	}
-	assert.Contains(t, p.stdout.String(), "ERROR Expired too old resource version: 3 (")
+	waitFor(t, p.stderr, "relisted 1 pods at resourceVersion 4; watching from there")
+	assert.Contains(t, p.stderr.String(), "resourceVersion 3 is too old")
+	_, err = p.srv.Create(pod("after", nil))
+	require.NoError(t, err)
+	waitFor(t, p.stdout, "ADDED Pod default/after 5")
+	require.NoError(t, p.stop(t))
+	assert.Regexp(t, `^ERROR Expired too old resource version: 3 \(.*\)\nLIST Pod default/missed 4\nADDED Pod default/after 5\n$`, p.stdout.String())
 }
 
 // --resource, --all-namespaces and --selector.

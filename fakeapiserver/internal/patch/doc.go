@@ -66,7 +66,10 @@
 // server's 3 MiB, from exhausting the stack, memory or CPU: nesting deeper
 // than 10000 levels (encoding/json's own limit, kept for the result too),
 // more than 10000 JSON patch operations (kube-apiserver's limit), and JSON
-// patches that copy too much or shift huge arrays over and over. Numbers
+// patches that copy too much or shift huge arrays over and over: copies
+// may add up to 3 MiB of JSON, kube-apiserver's --json-patch-max-copy-bytes
+// (ErrNotApplicable, as it answers 422), so a small patch cannot turn one
+// long string into gigabytes by copying it thousands of times. Numbers
 // stay json.Number throughout, so no value is rounded through float64.
 //
 // Where this departs from client-go: Kubernetes implements these in

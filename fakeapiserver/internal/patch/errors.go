@@ -15,8 +15,8 @@ import (
 //     BadRequest.
 //   - ErrNotApplicable: the patch is well formed but cannot be applied to
 //     this object (a JSON pointer to a missing member, an index out of range,
-//     a failed "test" operation). kube-apiserver answers 422 Unprocessable
-//     Entity for these.
+//     a failed "test" operation, copies adding up to more than 3 MiB).
+//     kube-apiserver answers 422 Unprocessable Entity for these.
 //   - ErrTooLarge: a JSON patch with more operations than kube-apiserver
 //     allows (10000; it answers 413 Request Entity Too Large), or one whose
 //     cost would balloon: copies that double the object again and again, or

@@ -107,6 +107,9 @@ func (d *document) apply(op operation) error {
 		if err := checkDepth(op.path, depth); err != nil {
 			return err
 		}
+		if err := d.chargeCopy(v); err != nil {
+			return err
+		}
 		// Copy deeply: the copy must not share maps with its source, or a
 		// later operation on one would change both.
 		c, err := deepCopy(v, 1)

@@ -16,6 +16,7 @@ type document struct {
 	root        any
 	copyBudget  int
 	shiftBudget int
+	copiedBytes int64 // the JSON size copied so far (see chargeCopy)
 }
 
 func newDocument(root map[string]any) *document {

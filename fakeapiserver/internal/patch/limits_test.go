@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -114,7 +115,13 @@ func TestJSONPatchCopyBudget(t *testing.T) {
 	for i := range 40 {
 		ops = append(ops, `{"op":"copy","from":"","path":"/c`+strings.Repeat("x", i)+`"}`)
 	}
-	_, err := JSONPatch(loadPod(t), []byte("["+strings.Join(ops, ",")+"]"))
+	// Tiny values, so that their count runs out before their size does
+	// (see TestJSONPatchCopySizeBudget for the other way round).
+	tiny := make([]any, 1000)
+	for i := range tiny {
+		tiny[i] = json.Number("1")
+	}
+	_, err := JSONPatch(map[string]any{"l": tiny}, []byte("["+strings.Join(ops, ",")+"]"))
 	requireKind(t, err, ErrTooLarge, "the patch copies (or moves deeper) more than 262144 values in all")
 
 	got, err := JSONPatch(loadPod(t), []byte(`[{"op":"copy","from":"/spec/containers/0","path":"/spec/containers/-"}]`))
@@ -155,5 +162,44 @@ func TestJSONPatchShiftBudget(t *testing.T) {
 	body = "[" + strings.TrimSuffix(strings.Repeat(appendAtEnd, 100), ",") + "]"
 	if _, err := JSONPatch(map[string]any{"l": l}, []byte(body)); err != nil {
 		t.Errorf("appending: %v", err)
+	}
+}
+
+// Copies are charged by their JSON size too: four thousand copies of a
+// 1 MiB string (one value each, and free to share) are refused once they
+// would grow the document by more than 3 MiB, kube-apiserver's limit.
+func TestJSONPatchCopySizeBudget(t *testing.T) {
+	doc := map[string]any{"a": strings.Repeat("x", 1<<20)}
+	var ops []string
+	for i := range 4000 {
+		ops = append(ops, `{"op":"copy","from":"/a","path":"/b`+strconv.Itoa(i)+`"}`)
+	}
+	_, err := JSONPatch(doc, []byte("["+strings.Join(ops, ",")+"]"))
+	requireKind(t, err, ErrNotApplicable, "json patch operation 2 (copy \"/a\" to \"/b2\"): Unable to complete the copy, the accumulated size increase of copy is 3145734, exceeding the limit 3145728")
+
+	// Two copies (2 MiB) are within the budget.
+	got, err := JSONPatch(doc, []byte("["+strings.Join(ops[:2], ",")+"]"))
+	if err != nil {
+		t.Fatalf("two copies: %v", err)
+	}
+	if len(got) != 3 {
+		t.Errorf("%d members after two copies, want 3", len(got))
+	}
+}
+
+func TestJSONSize(t *testing.T) {
+	for _, v := range []any{nil, true, false, json.Number("12.5"), "a\"b\\c\n", []any{}, []any{"x", json.Number("1")},
+		map[string]any{}, map[string]any{"k": map[string]any{"q\"": []any{nil, false}}, "z": "é"}} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int64(len(b))
+		if s, ok := v.(string); ok && strings.ContainsRune(s, '\n') {
+			want = int64(len(b)) + 4 // counted as \u000a, written as \n: an overestimate
+		}
+		if got := jsonSize(v, 1<<30); got != want {
+			t.Errorf("jsonSize(%s) = %d, want %d", b, got, want)
+		}
 	}
 }

@@ -1,0 +1,245 @@
+package fakeapiserver
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// Recovery: reading DataDir back at Open and RestartStore.
+//
+// The snapshot (if any) gives the objects at its resourceVersion S and the
+// first segment K to replay; the segments from K on are replayed in order,
+// record by record. A record must make sense where it stands (a known
+// resource, a key matching its object, a resourceVersion above the one
+// before it), or it counts as corrupt, like a bad checksum. Replay stops at
+// the first bad or torn record: that segment is truncated there and every
+// later segment removed, so new records append to a clean log, and the
+// Recovery report says what was cut and why. Everything before it is kept.
+// An acknowledged write is never in the cut part unless the disk itself lied:
+// it was fsync'd whole before it was acknowledged, and a torn tail can only
+// hold records still being written when the process died.
+//
+// # The resourceVersion after a restart
+//
+// After a clean Close (the log ends with a walClose record) the counter
+// continues exactly where it stopped. After a crash it continues
+// walMaxPending+1 past the last version on disk: up to walMaxPending writes
+// may have been seen by watchers or lists and then lost with the process
+// (see wal.go), and no client may hold a version the new server could hand
+// out again for something else. That jump is itself logged (walRV) and
+// fsync'd before the server serves, so a crash right after a restart cannot
+// go back. Either way history starts empty at the new version: a watch, an
+// exact list or a continue token at any older version answers 410 Expired,
+// as a restarted kube-apiserver's empty watch cache does, and clients relist.
+
+// Recovery reports what Open or RestartStore found in Options.DataDir.
+type Recovery struct {
+	Fresh      bool   // DataDir held no data: a new cluster
+	Clean      bool   // the previous run ended with Close
+	SnapshotRV uint64 // the snapshot's resourceVersion; 0: no snapshot
+	Segments   int    // log segments read
+	Records    int    // log records replayed after the snapshot
+	Objects    int    // objects recovered
+	// LastRV is the last resourceVersion found on disk; ResourceVersion the
+	// one the server continues from (LastRV, or past it after a crash).
+	LastRV          uint64
+	ResourceVersion uint64
+	// Truncated names the log segment cut at its first bad record ("" if
+	// the log was whole); TruncatedBytes counts what was dropped with it
+	// (later segments included) and Problem says what was wrong there.
+	Truncated      string
+	TruncatedAt    int64
+	TruncatedBytes int64
+	Problem        string
+}
+
+func (r Recovery) String() string {
+	s := fmt.Sprintf("recovered %d objects at resourceVersion %d (snapshot at %d, %d log records in %d segments, last on disk %d, clean shutdown %v)",
+		r.Objects, r.ResourceVersion, r.SnapshotRV, r.Records, r.Segments, r.LastRV, r.Clean)
+	if r.Fresh {
+		s = "fresh data dir: a new cluster"
+	}
+	if r.Truncated != "" {
+		s += fmt.Sprintf("; log damaged: %s at byte %d: %s; %d bytes dropped", r.Truncated, r.TruncatedAt, r.Problem, r.TruncatedBytes)
+	}
+	return s
+}
+
+// recovered is the state read back from DataDir.
+type recovered struct {
+	objects map[*resource]map[string]*record
+	rv      uint64 // where the counter continues
+	lastRV  uint64 // the last version on disk
+	lastSeg uint64 // the highest segment number kept (0: none)
+	report  Recovery
+}
+
+// recoverDir reads dir back, truncating a damaged log tail. An unreadable
+// snapshot or an I/O error is an error: starting without part of the data
+// would silently lose acknowledged writes.
+func recoverDir(dir string) (*recovered, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating data dir: %w", err)
+	}
+	if err := os.Remove(filepath.Join(dir, snapshotTmpFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("removing an unfinished snapshot: %w", err)
+	}
+	snap, err := readSnapshot(dir)
+	if err != nil {
+		return nil, err
+	}
+	segs, err := listSegments(dir)
+	if err != nil {
+		return nil, err
+	}
+	rc := &recovered{objects: map[*resource]map[string]*record{}}
+	for _, r := range registry {
+		rc.objects[r] = map[string]*record{}
+	}
+	rep := &rc.report
+	existed := snap != nil || len(segs) > 0
+	firstSeg := uint64(0)
+	if snap != nil {
+		for i := range snap.recs {
+			if err := rc.put(&snap.recs[i]); err != nil {
+				return nil, fmt.Errorf("snapshot: %w", err)
+			}
+		}
+		rc.rv, firstSeg = snap.rv, snap.seg
+		rep.SnapshotRV = snap.rv
+	}
+	lastType := byte(0)
+	for i, seg := range segs {
+		path := filepath.Join(dir, segmentName(seg))
+		if seg < firstSeg { // covered by the snapshot
+			if err := os.Remove(path); err != nil {
+				return nil, fmt.Errorf("removing old log segment: %w", err)
+			}
+			continue
+		}
+		rc.lastSeg = seg
+		rep.Segments++
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading log segment: %w", err)
+		}
+		recs, valid, derr := decodeFrames(data, walMagic)
+		off := int64(len(walMagic))
+		for j := range recs {
+			if aerr := rc.apply(&recs[j]); aerr != nil {
+				valid, derr = int(off), &corruptError{Offset: off, Reason: aerr.Error()}
+				break
+			}
+			rep.Records++
+			lastType = recs[j].typ
+			off += int64(frameSize(&recs[j]))
+		}
+		if derr == nil {
+			continue
+		}
+		// The first bad record: cut here, drop what follows.
+		var ce *corruptError
+		errors.As(derr, &ce)
+		rep.Truncated, rep.TruncatedAt, rep.Problem = path, int64(valid), ce.Reason
+		rep.TruncatedBytes = int64(len(data) - valid)
+		lastType = 0
+		if valid < len(walMagic) {
+			valid = 0 // not even the magic: an empty file, which reads as a valid empty segment
+		}
+		if err := os.Truncate(path, int64(valid)); err != nil {
+			return nil, fmt.Errorf("truncating the damaged log tail: %w", err)
+		}
+		for _, later := range segs[i+1:] {
+			lp := filepath.Join(dir, segmentName(later))
+			if fi, err := os.Stat(lp); err == nil {
+				rep.TruncatedBytes += fi.Size()
+			}
+			if err := os.Remove(lp); err != nil {
+				return nil, fmt.Errorf("removing log segments after the damaged one: %w", err)
+			}
+		}
+		if err := syncDir(dir); err != nil {
+			return nil, err
+		}
+		break
+	}
+	rep.Clean = lastType == walClose
+	rep.Fresh = snap == nil && rep.Records == 0
+	rc.lastRV = rc.rv
+	if existed && !rep.Clean {
+		rc.rv += walMaxPending + 1
+	}
+	rep.LastRV, rep.ResourceVersion = rc.lastRV, rc.rv
+	for _, m := range rc.objects {
+		rep.Objects += len(m)
+	}
+	return rc, nil
+}
+
+// apply replays one record onto the recovered state.
+func (rc *recovered) apply(rec *walRecord) error {
+	switch rec.typ {
+	case walRV, walClose:
+		if rec.rv < rc.rv {
+			return fmt.Errorf("resourceVersion %d goes back from %d", rec.rv, rc.rv)
+		}
+		rc.rv = rec.rv
+		return nil
+	case walAdded, walModified, walDeleted:
+	default:
+		return fmt.Errorf("record type %d does not belong in a log", rec.typ)
+	}
+	if rec.rv <= rc.rv {
+		return fmt.Errorf("resourceVersion %d does not follow %d", rec.rv, rc.rv)
+	}
+	if err := rc.put(rec); err != nil {
+		return err
+	}
+	rc.rv = rec.rv
+	return nil
+}
+
+// put applies an event record (or a snapshot's object) to the objects.
+func (rc *recovered) put(rec *walRecord) error {
+	r := resourceByGroupResource(rec.resource)
+	if r == nil {
+		return fmt.Errorf("unknown resource %q", rec.resource)
+	}
+	if rec.typ == walDeleted {
+		delete(rc.objects[r], rec.key)
+	} else {
+		obj, err := decodeObject(rec.obj)
+		if err != nil {
+			return fmt.Errorf("object %s %s: %w", rec.resource, rec.key, err)
+		}
+		stored := newRecord(r, obj, rec.rv)
+		if stored.key != rec.key {
+			return fmt.Errorf("object %s %q is stored under key %q", rec.resource, stored.key, rec.key)
+		}
+		rc.objects[r][rec.key] = stored
+	}
+	return nil
+}
+
+func resourceByGroupResource(gr string) *resource {
+	for _, r := range registry {
+		if r.GroupResource() == gr {
+			return r
+		}
+	}
+	return nil
+}
+
+func walType(t api.EventType) byte {
+	switch t {
+	case api.Added:
+		return walAdded
+	case api.Deleted:
+		return walDeleted
+	}
+	return walModified
+}
