@@ -1,7 +1,7 @@
 # kinformer: the informer machinery of client-go, from scratch, with a fake API server.
 GO ?= go
 
-.PHONY: demo server test unit lint kubectl-smoke demo-check stories bench chaos fuzz
+.PHONY: demo server test unit lint kubectl-smoke demo-check stories fuzz-brief bench chaos soak fuzz
 
 ## demo: the one-command tour: fake API server, informers, the ReplicaSet controller, a kubelet and chaos, narrated
 ## (ARGS="--trace" for every hop, ARGS="--duration 30s --history 5" ...; Ctrl-C ends it with exit 0)
@@ -14,7 +14,7 @@ server:
 	$(GO) run ./cmd/fakeapiserver $(ARGS)
 
 ## test: everything CI runs: lint, all tests under -race, kubectl against the fake server, the demo's final check, the narrated tests
-test: lint unit kubectl-smoke demo-check stories
+test: lint unit kubectl-smoke demo-check stories fuzz-brief
 
 unit:
 	$(GO) test -race -count=1 ./...
@@ -45,12 +45,14 @@ bench:
 chaos:
 	KINFORMER_CHAOS_OPS=5000 $(GO) test -race -count=1 -timeout 30m -run TestInformer_EventuallyConsistentUnderFaults -v ./informer
 
-## fuzz: each fuzz target for 30 seconds
+## soak: the long soak (SOAK_DURATION, default 10m; SOAK_SEED); `go test ./soak` runs a short one
+soak:
+	SOAK_DURATION=$${SOAK_DURATION:-10m} $(GO) test -count=1 -timeout 0 -run TestSoak -v ./soak
+
+## fuzz-brief: every fuzz target for 2 seconds (part of make test)
+fuzz-brief:
+	FUZZTIME=2s GO=$(GO) ./scripts/fuzz.sh
+
+## fuzz: every fuzz target for 30 seconds (FUZZTIME to change)
 fuzz:
-	$(GO) test ./api -run '^$$' -fuzz FuzzParseSelector -fuzztime 30s
-	$(GO) test ./api -run '^$$' -fuzz FuzzParseFieldSelector -fuzztime 30s
-	$(GO) test ./fakeapiserver -run '^$$' -fuzz FuzzRequestBody -fuzztime 30s
-	$(GO) test ./fakeapiserver/internal/patch -run '^$$' -fuzz FuzzMergePatch -fuzztime 30s
-	$(GO) test ./fakeapiserver/internal/patch -run '^$$' -fuzz FuzzJSONPatch -fuzztime 30s
-	$(GO) test ./fakeapiserver/internal/patch -run '^$$' -fuzz FuzzStrategicMergePatch -fuzztime 30s
-	$(GO) test ./listwatch -run '^$$' -fuzz FuzzWatchDecoder -fuzztime 30s
+	FUZZTIME=$${FUZZTIME:-30s} GO=$(GO) ./scripts/fuzz.sh

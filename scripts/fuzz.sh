@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Runs every fuzz target of the module for a while each: briefly in
+# `make test` (FUZZTIME=2s), longer in `make fuzz` (FUZZTIME=30s).
+# A target is found by name (func FuzzXxx in a _test.go file), so a new one
+# joins without editing this script. A crasher is written by go test into
+# the package's testdata/fuzz/<target>/ and from then on runs as a
+# regression test in every `go test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+FUZZTIME="${FUZZTIME:-2s}"
+GO="${GO:-go}"
+n=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+while IFS= read -r file; do
+	pkg="./$(dirname "$file")"
+	for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$file" | sed 's/^func //'); do
+		echo "fuzz: $pkg $target for $FUZZTIME"
+		"$GO" test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" >"$log" 2>&1 || {
+			cat "$log"
+			echo "fuzz: $pkg $target FAILED (the crasher is in $pkg/testdata/fuzz/$target/)"
+			exit 1
+		}
+		n=$((n + 1))
+	done
+done < <(grep -rl --include='*_test.go' '^func Fuzz' . | sort)
+echo "fuzz: $n targets, $FUZZTIME each, nothing found"
