@@ -226,7 +226,10 @@ func startController(ctx context.Context, wg *sync.WaitGroup, client *listwatch.
 	if err != nil && !listwatch.IsAlreadyExists(err) {
 		return nil, nil, fmt.Errorf("creating the ReplicaSet: %w", err)
 	}
-	factory := informer.NewSharedInformerFactoryWithOptions(client, 0, informer.WithNamespace(rsNamespace),
+	// A resync period, as every controller manager sets one: a key the
+	// workers gave up on (five failed reconciles while the server was down)
+	// is queued again at the next resync, even if no event comes.
+	factory := informer.NewSharedInformerFactoryWithOptions(client, 5*time.Second, informer.WithNamespace(rsNamespace),
 		informer.WithInformerOptions(informer.SharedIndexInformerOptions{Logger: logger}))
 	ctrl, err := replicaset.NewReplicaSetController(replicaset.Options{Client: client, Factory: factory, Logger: logger})
 	if err != nil {

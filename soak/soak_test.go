@@ -60,7 +60,8 @@ func soakConfig(t *testing.T) Config {
 			t.Fatalf("SOAK_DURATION: %v", err)
 		}
 		cfg.Duration = d
-		cfg.Writers = 8 // a long soak writes harder: about 2,000 writes/s asked for
+		cfg.Writers = 8                  // a long soak writes harder: about 2,000 writes/s asked for
+		cfg.FaultEvery = 4 * time.Second // and lets the reflectors' backoff reset now and then
 	}
 	if v := os.Getenv("SOAK_SEED"); v != "" {
 		s, err := strconv.ParseUint(v, 10, 64)
