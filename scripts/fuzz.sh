@@ -13,7 +13,7 @@ n=0
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 while IFS= read -r file; do
-	pkg="./$(dirname "$file")"
+	pkg="$(dirname "$file")"
 	for target in $(grep -ho '^func Fuzz[A-Za-z0-9_]*' "$file" | sed 's/^func //'); do
 		echo "fuzz: $pkg $target for $FUZZTIME"
 		"$GO" test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" >"$log" 2>&1 || {
