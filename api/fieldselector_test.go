@@ -90,7 +90,7 @@ func TestParseFieldSelector_Errors(t *testing.T) {
 // A field the object does not have counts as "": "spec.nodeName=" selects
 // unscheduled pods, "spec.nodeName!=" scheduled ones. (The real server
 // answered ?fieldSelector=spec.nodeName%3D with all four unscheduled pods,
-// ../shared/reference/kube-apiserver-1.36/06-selectors.txt.)
+// the repository's testdata/kube-apiserver-1.36/06-selectors.txt.)
 func TestFieldSelector_MatchesAbsentFieldAsEmpty(t *testing.T) {
 	unscheduled := Fields{"metadata.name": "web-0", "status.phase": "Pending"}
 	scheduled := Fields{"metadata.name": "web-1", "spec.nodeName": "node-1"}

@@ -11,7 +11,7 @@ import (
 )
 
 // A pod exactly as kube-apiserver 1.36 answered a create
-// (../shared/reference/kube-apiserver-1.36/02-create-pod.txt) decodes into
+// (the repository's testdata/kube-apiserver-1.36/02-create-pod.txt) decodes into
 // Pod with every field this package declares.
 func TestPod_DecodesRealAPIServerJSON(t *testing.T) {
 	raw, err := os.ReadFile("testdata/pod-from-apiserver.json")

@@ -100,7 +100,7 @@ func TestParseSelector_Errors(t *testing.T) {
 		pos int
 	}{
 		// The exact message a real kube-apiserver 1.36 answered labelSelector=== with
-		// (../shared/reference/kube-apiserver-1.36/06-selectors.txt).
+		// (the repository's testdata/kube-apiserver-1.36/06-selectors.txt).
 		{"===", "found '==', expected: !, identifier, or 'end of string'", 0},
 		{"!=a", "found '!=', expected: !, identifier, or 'end of string'", 0},
 		{",a", "found ',', expected: !, identifier, or 'end of string'", 0},

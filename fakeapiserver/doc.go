@@ -52,7 +52,7 @@
 //     a minimal OpenAPI document, and server-side printing (Table).
 //
 // Every failure is an api.Status worded as the real server words it; the
-// recordings in ../shared/reference/kube-apiserver-1.36 are the yardstick.
+// recordings in the repository's testdata/kube-apiserver-1.36 are the yardstick.
 //
 // # Using it
 //

@@ -10,7 +10,7 @@ import (
 
 // Every failure the server answers is an *api.Status with the HTTP code, the
 // reason and a message worded as the real server words it (see
-// ../shared/reference/kube-apiserver-1.36/07-errors-404-409-422.txt).
+// the repository's testdata/kube-apiserver-1.36/07-errors-404-409-422.txt).
 
 func newStatus(code int, reason api.StatusReason, msg string, details *api.StatusDetails) *api.Status {
 	return &api.Status{

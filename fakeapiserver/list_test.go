@@ -57,7 +57,7 @@ func TestList_NamespacedAndAcrossNamespaces(t *testing.T) {
 }
 
 func TestList_SelectorsAsTheRealServer(t *testing.T) {
-	// The same pods and queries as ../shared/reference/kube-apiserver-1.36/06-selectors.txt.
+	// The same pods and queries as the repository's testdata/kube-apiserver-1.36/06-selectors.txt.
 	e := newEnv(t, Options{})
 	ns := "realk8s-samples"
 	_, err := e.srv.Create(&api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}})

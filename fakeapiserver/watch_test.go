@@ -100,7 +100,7 @@ func TestWatch_ReplaysFromExactVersion(t *testing.T) {
 
 // A version older than the server's history: HTTP 200, then one ERROR frame
 // carrying a 410 Expired Status, then the end of the stream, exactly as
-// ../shared/reference/kube-apiserver-1.36/14-watch-410-after-apiserver-restart.txt.
+// the repository's testdata/kube-apiserver-1.36/14-watch-410-after-apiserver-restart.txt.
 // This is what makes a reflector relist.
 func TestWatch_TooOldVersionIsErrorFrame410(t *testing.T) {
 	e := newEnv(t, Options{History: 2})
@@ -190,7 +190,7 @@ func TestWatch_BookmarksCarryOnlyAVersion(t *testing.T) {
 // Streaming list (client-go 1.35+ opens its first watch like this): the
 // current state as ADDED events, then a BOOKMARK annotated
 // k8s.io/initial-events-end, then changes, as
-// ../shared/reference/kube-apiserver-1.36/12-watch-bookmark-initial-events.txt.
+// the repository's testdata/kube-apiserver-1.36/12-watch-bookmark-initial-events.txt.
 func TestWatch_SendInitialEventsEndsWithAnnotatedBookmark(t *testing.T) {
 	e := newEnv(t, Options{})
 	a := e.createPod("default", "a", nil)

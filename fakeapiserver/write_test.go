@@ -16,7 +16,7 @@ const podJSON = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"demo-d","la
 
 // A create answers 201 with the object as stored: the server has set uid,
 // resourceVersion, creationTimestamp, generation, defaults and the initial
-// status (compare ../shared/reference/kube-apiserver-1.36/02-create-pod.txt).
+// status (compare the repository's testdata/kube-apiserver-1.36/02-create-pod.txt).
 func TestCreate_SetsServerFields(t *testing.T) {
 	e := newEnv(t, Options{})
 	r := e.do(http.MethodPost, "/api/v1/namespaces/default/pods", podJSON)
@@ -301,7 +301,7 @@ func TestPatch_ThreeTypes(t *testing.T) {
 // A DELETE returns the object's last state; the watch sees a DELETED whose
 // resourceVersion is the deletion's. A pod is deleted gracefully: first
 // marked (MODIFIED, with deletionTimestamp), then removed, as in
-// ../shared/reference/kube-apiserver-1.36/10-watch-events.txt.
+// the repository's testdata/kube-apiserver-1.36/10-watch-events.txt.
 func TestDelete_ReturnsObjectAndPodsGoGracefully(t *testing.T) {
 	e := newEnv(t, Options{})
 	p := e.createPod("default", "watch-1", nil)

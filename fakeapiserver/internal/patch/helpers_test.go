@@ -35,7 +35,7 @@ func decodeObject(t testing.TB, s string) map[string]any {
 }
 
 // loadPod returns a fresh decode of testdata/pod.json, a 2 KB pod shaped like
-// the ones in ../shared/reference/kube-apiserver-1.36.
+// the ones in the repository's testdata/kube-apiserver-1.36.
 func loadPod(t testing.TB) map[string]any {
 	t.Helper()
 	b, err := os.ReadFile("testdata/pod.json")
