@@ -21,7 +21,7 @@ import (
 //
 //	resourceVersion   limit unset                  limit=n
 //	unset             most recent                  most recent, pageable
-//	"0"               any (here: most recent)      any (here: most recent), pageable
+//	"0"               any (here: most recent)      any (here: most recent), limit ignored
 //	"N"               not older than N             exactly N (410 if compacted)
 //	"N" + Exact       exactly N                    exactly N
 //
@@ -30,6 +30,17 @@ import (
 // the list's resourceVersion and the last key served, and the next page is
 // cut from the state at that version (410 Expired, with a fresh token to
 // carry on inconsistently, once history no longer reaches back that far).
+//
+// A list at "0" (without resourceVersionMatch, or with NotOlderThan) is
+// served by the real server from its watch cache, which does not page: it
+// ignores limit and answers everything, without a continue token (apiserver's
+// cacher: shouldDelegateList sends a limit to etcd only when resourceVersion
+// is not "0"; GetList then sets no continue).
+//
+// A paged list reads from etcd, which hands out a continue token whenever
+// keys remain after the page's last item, matching the selectors or not: a
+// page can end with only non-matching keys left, and the next page is then
+// empty.
 
 // continueToken is the real server's token: base64url of
 // {"v":"meta.k8s.io/v1","rv":46223,"start":"/demo-b\u0000"}, where start is
@@ -168,17 +179,22 @@ func (s *Server) list(req *http.Request, rq *request, opts listOptions) ([]*reco
 		keys, live := st.keyRangeLocked(rq.res, rq.ns, start), st.objects[rq.res]
 		n, at = len(keys), func(i int) *record { return live[keys[i]] }
 	}
+	limit := opts.limit
+	if opts.continueToken == "" && opts.resourceVersion == "0" && opts.rvMatch != "Exact" {
+		limit = 0 // the watch cache does not page
+	}
 	var page []*record
 	more := false
 	i := 0
 	for ; i < n; i++ {
+		if limit > 0 && int64(len(page)) >= limit {
+			// etcd's answer: more keys follow, whether or not they match.
+			more = true
+			break
+		}
 		rec := at(i)
 		if !opts.matches(rec) {
 			continue
-		}
-		if opts.limit > 0 && int64(len(page)) >= opts.limit {
-			more = true
-			break
 		}
 		page = append(page, rec)
 	}

@@ -237,9 +237,13 @@ func (s *Server) updateLocked(existing *record, subresource string, obj map[stri
 		return dryRunRecord(r, next), nil
 	}
 	st := s.store
-	if deleting && len(stringList(nextMeta["finalizers"])) == 0 {
+	if deleting && len(stringList(nextMeta["finalizers"])) == 0 &&
+		intAt(mapAt(existing.obj, "metadata"), "deletionGracePeriodSeconds") == 0 {
 		// The last finalizer is gone: the object goes. Watchers see one
 		// DELETED carrying the last stored state, as etcd's delete event does.
+		// A pod still in its grace period (deletionGracePeriodSeconds > 0)
+		// stays, as the real Store.Update's shouldDeleteDuringUpdate decides:
+		// the kubelet's grace-0 delete removes it.
 		rv := st.nextRVLocked()
 		gone := existing.withRV(rv)
 		st.commitLocked(&event{typ: api.Deleted, rv: rv, res: r, obj: gone, prev: existing})
@@ -328,6 +332,7 @@ type deleteOptions struct {
 	preconditionUID string
 	preconditionRV  string
 	dryRun          bool
+	gracePeriod     *int64 // DeleteOptions.gracePeriodSeconds (nil: the object's own)
 }
 
 var protectedNamespaces = []string{api.NamespaceDefault, api.NamespaceSystem, api.NamespacePublic}
@@ -336,8 +341,12 @@ var protectedNamespaces = []string{api.NamespaceDefault, api.NamespaceSystem, ap
 //
 //   - An object with finalizers is only marked: deletionTimestamp is set (a
 //     MODIFIED event) and it stays until an update removes the last one.
-//   - A pod is deleted gracefully: first marked (MODIFIED), then removed
-//     (DELETED), as the real server does for a pod no kubelet runs.
+//   - A pod is deleted gracefully (see gracefulDeleteLocked): a pod bound
+//     to a node is only marked (deletionTimestamp = now + grace, a MODIFIED
+//     event) and stays until a delete with grace 0 (the kubelet's); a pod
+//     with grace 0 (unbound, terminated, or gracePeriodSeconds=0) is marked
+//     (MODIFIED) and then removed (DELETED) in the same request.
+//   - A dry run answers the would-be state and writes nothing.
 //   - A namespace takes every object in it along (their DELETED events come
 //     first).
 func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) (_ *record, status *api.Status) {
@@ -361,8 +370,11 @@ func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) 
 	if r == namespacesResource() && slices.Contains(protectedNamespaces, name) {
 		return nil, errForbidden(r, name, "this namespace may not be deleted")
 	}
+	if r.GracefulDelete {
+		return s.gracefulDeleteLocked(existing, opts), nil
+	}
 	if opts.dryRun {
-		return existing, nil
+		return s.dryRunDeleteLocked(existing), nil
 	}
 	if len(stringList(meta["finalizers"])) > 0 {
 		if meta["deletionTimestamp"] != nil {
@@ -379,9 +391,6 @@ func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) 
 				s.removeLocked(rec)
 			}
 		}
-	}
-	if r.GracefulDelete && meta["deletionTimestamp"] == nil {
-		existing = s.markDeletingLocked(existing)
 	}
 	return s.removeLocked(existing), nil
 }

@@ -36,7 +36,7 @@ func parseListOptions(q url.Values, r *resource, watch bool) (listOptions, *api.
 	}
 	for _, req := range o.fields.Requirements() {
 		if !r.supportsField(req.Field) {
-			return o, errBadRequest("field label not supported: %s", req.Field)
+			return o, errBadRequest("%s", r.unsupportedFieldMessage(req.Field))
 		}
 	}
 	o.labelsSet = !o.labels.Empty() || !o.fields.Empty()
@@ -55,7 +55,10 @@ func parseListOptions(q url.Values, r *resource, watch bool) (listOptions, *api.
 		}
 	}
 	if v := q.Get("timeoutSeconds"); v != "" {
-		if o.timeoutSeconds, err = strconv.ParseInt(v, 10, 64); err != nil || o.timeoutSeconds < 0 {
+		// A negative value is accepted, as by the real server: a watch
+		// with it ends at once (its timer has already fired), a list
+		// ignores it.
+		if o.timeoutSeconds, err = strconv.ParseInt(v, 10, 64); err != nil {
 			return o, errBadRequest("invalid timeoutSeconds %q", v)
 		}
 	}

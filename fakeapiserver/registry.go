@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/kinformer/kinformer/api"
@@ -31,11 +32,23 @@ type resource struct {
 	HasGeneration bool
 	// GracefulDelete: a DELETE first marks the object (deletionTimestamp,
 	// a MODIFIED event) and then removes it (a DELETED event), as the real
-	// server does for pods not bound to a kubelet.
+	// server does for pods not bound to a node; a bound pod stays marked
+	// until a delete with grace 0 (see graceful.go).
 	GracefulDelete bool
 	// Fields lists the field-selector fields the real server supports for
-	// this resource, beyond metadata.name and metadata.namespace.
+	// this resource, beyond metadata.name and metadata.namespace (its
+	// field-label conversion function, e.g. pkg/apis/core/v1's for Pod). A
+	// resource without one (ConfigMap, apps/v1 ReplicaSet) has no
+	// conversion function registered and gets apimachinery's
+	// DefaultMetaV1FieldSelectorConversion: name and namespace only.
 	Fields []string
+	// FieldDefaults is the value a selectable field has when the object
+	// leaves it unset, as the real server's ToSelectableFields computes it
+	// (a pod's spec.hostNetwork is "false", never "").
+	FieldDefaults map[string]string
+	// FieldAliases are field labels the real server accepts and renames
+	// (a pod's legacy spec.host is spec.nodeName).
+	FieldAliases map[string]string
 	// Default fills in what the real server defaults (on create and update).
 	Default func(obj map[string]any)
 	// InitialStatus replaces whatever status a create sends (nil: keep it).
@@ -57,8 +70,10 @@ var registry = []*resource{
 		HasStatus: true, HasGeneration: true, GracefulDelete: true,
 		Fields: []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
 			"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
-			"status.nominatedNodeName"},
-		Default: defaultPod,
+			"status.podIPs", "status.nominatedNodeName"},
+		FieldDefaults: map[string]string{"spec.hostNetwork": "false"},
+		FieldAliases:  map[string]string{"spec.host": "spec.nodeName"},
+		Default:       defaultPod,
 		InitialStatus: func(map[string]any) map[string]any {
 			return map[string]any{"phase": "Pending", "qosClass": "BestEffort"}
 		},
@@ -86,7 +101,9 @@ var registry = []*resource{
 		Group: "apps", Version: "v1", Name: "replicasets", Singular: "replicaset", Kind: "ReplicaSet",
 		ShortNames: []string{"rs"}, Categories: []string{"all"}, Namespaced: true,
 		HasStatus: true, HasGeneration: true,
-		Fields:        []string{"status.replicas"},
+		// No Fields: apps/v1 registers no field-label conversion for
+		// ReplicaSet, so status.replicas is refused (unlike core/v1
+		// ReplicationController, which allows it).
 		Default:       defaultReplicaSet,
 		InitialStatus: func(map[string]any) map[string]any { return map[string]any{"replicas": jsonInt(0)} },
 		Validate:      validateReplicaSet,
@@ -129,7 +146,10 @@ func (r *resource) GroupResource() string {
 
 // supportsField reports whether a field selector may use field.
 func (r *resource) supportsField(field string) bool {
-	if field == "metadata.name" || (field == "metadata.namespace" && r.Namespaced) {
+	if field == "metadata.name" || (field == "metadata.namespace" && (r.Namespaced || len(r.Fields) == 0)) {
+		return true
+	}
+	if _, ok := r.FieldAliases[field]; ok {
 		return true
 	}
 	for _, f := range r.Fields {
@@ -140,6 +160,17 @@ func (r *resource) supportsField(field string) bool {
 	return false
 }
 
+// unsupportedFieldMessage is the real server's 400 message for a field
+// selector on a field the resource does not support: its conversion
+// function's words, or DefaultMetaV1FieldSelectorConversion's for a
+// resource that registers none.
+func (r *resource) unsupportedFieldMessage(field string) string {
+	if len(r.Fields) == 0 {
+		return fmt.Sprintf("%q is not a known field selector: only %q, %q", field, "metadata.name", "metadata.namespace")
+	}
+	return "field label not supported: " + field
+}
+
 // fieldsOf extracts the selectable fields of obj.
 func (r *resource) fieldsOf(obj map[string]any) api.Fields {
 	meta := mapAt(obj, "metadata")
@@ -148,7 +179,14 @@ func (r *resource) fieldsOf(obj map[string]any) api.Fields {
 		f["metadata.namespace"] = stringAt(meta, "namespace")
 	}
 	for _, path := range r.Fields {
-		f[path] = scalarString(valueAt(obj, strings.Split(path, ".")...))
+		v := scalarString(valueAt(obj, strings.Split(path, ".")...))
+		if v == "" {
+			v = r.FieldDefaults[path]
+		}
+		f[path] = v
+	}
+	for alias, path := range r.FieldAliases {
+		f[alias] = f[path]
 	}
 	return f
 }

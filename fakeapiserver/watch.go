@@ -163,6 +163,11 @@ func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *reques
 		return
 	}
 	defer s.stopWatch(wt)
+	if opts.timeoutSeconds < 0 {
+		// The real server's timer for a negative timeoutSeconds has fired
+		// before the first event: the stream ends at once, empty.
+		return
+	}
 	if s.tracer.On() {
 		s.tracer.Event("watch opened", slog.Uint64(trace.KeyWatch, wt.id), trace.Resource(rq.res.Name), trace.RV(strconv.FormatUint(startRV, 10)), trace.Count(len(initial)))
 	}

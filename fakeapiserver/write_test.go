@@ -418,7 +418,8 @@ func TestDryRun_WritesNothing(t *testing.T) {
 	require.Empty(t, p.ResourceVersion)
 	require.Equal(t, rv, e.srv.ResourceVersion())
 	require.Equal(t, http.StatusNotFound, e.get("/api/v1/namespaces/default/pods/demo-d").code)
-	require.Equal(t, http.StatusBadRequest, e.do(http.MethodPost, "/api/v1/namespaces/default/pods?dryRun=Some", podJSON).code)
+	// 422 Invalid, as ValidateCreateOptions answers (see writeoptions_test.go).
+	require.Equal(t, http.StatusUnprocessableEntity, e.do(http.MethodPost, "/api/v1/namespaces/default/pods?dryRun=Some", podJSON).code)
 }
 
 // With --token every request must carry it (health checks and /version

@@ -35,7 +35,11 @@ func (s *Server) serveCreateOrUpdate(w http.ResponseWriter, req *http.Request, r
 	if st == nil {
 		st = checkContentType(req)
 	}
-	dryRun, pst := writeParams(req)
+	optionsKind := "UpdateOptions"
+	if rq.verb == "create" {
+		optionsKind = "CreateOptions"
+	}
+	dryRun, pst := writeOptions(req, optionsKind)
 	if st == nil {
 		st = pst
 	}
@@ -92,7 +96,7 @@ func (s *Server) servePatch(w http.ResponseWriter, req *http.Request, rq *reques
 		s.writeStatus(w, req, errUnsupportedMediaType(ct, patchTypes))
 		return
 	}
-	dryRun, st := writeParams(req)
+	dryRun, st := writeOptions(req, "PatchOptions")
 	if st != nil {
 		s.writeStatus(w, req, st)
 		return
@@ -124,30 +128,19 @@ type deleteOptionsBody struct {
 	} `json:"preconditions"`
 }
 
+// parseDeleteOptions reads the DeleteOptions of a DELETE. As on the real
+// server (apiserver endpoints/handlers/delete.go), a request with a body
+// takes its options from the body alone and ignores the query (so
+// ?dryRun=All next to a body deletes for real); only a request without a
+// body reads them from the query.
 func parseDeleteOptions(w http.ResponseWriter, req *http.Request) (deleteOptions, *api.Status) {
 	var opts deleteOptions
-	dryRun, st := writeParams(req)
-	if st != nil {
-		return opts, st
-	}
-	opts.dryRun = dryRun
-	q := req.URL.Query()
-	if v := q.Get("gracePeriodSeconds"); v != "" {
-		if _, err := strconv.ParseInt(v, 10, 64); err != nil {
-			return opts, errBadRequest("invalid gracePeriodSeconds %q", v)
-		}
-	}
-	switch v := q.Get("propagationPolicy"); v {
-	case "", "Orphan", "Background", "Foreground":
-	default:
-		return opts, errBadRequest("propagationPolicy: Unsupported value: %q", v)
-	}
 	body, st := readBody(w, req)
 	if st != nil {
 		return opts, st
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
-		return opts, nil
+		return parseDeleteQuery(req)
 	}
 	var b deleteOptionsBody
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -167,6 +160,32 @@ func parseDeleteOptions(w http.ResponseWriter, req *http.Request) (deleteOptions
 			return opts, errBadRequest("dryRun: Unsupported value: %q: supported values: \"All\"", v)
 		}
 		opts.dryRun = true
+	}
+	opts.gracePeriod = b.GracePeriodSeconds
+	return opts, nil
+}
+
+// parseDeleteQuery reads DeleteOptions from the query of a DELETE
+// without a body.
+func parseDeleteQuery(req *http.Request) (deleteOptions, *api.Status) {
+	var opts deleteOptions
+	dryRun, st := writeParams(req)
+	if st != nil {
+		return opts, st
+	}
+	opts.dryRun = dryRun
+	q := req.URL.Query()
+	if v := q.Get("gracePeriodSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return opts, errBadRequest("invalid gracePeriodSeconds %q", v)
+		}
+		opts.gracePeriod = &n
+	}
+	switch v := q.Get("propagationPolicy"); v {
+	case "", "Orphan", "Background", "Foreground":
+	default:
+		return opts, errBadRequest("propagationPolicy: Unsupported value: %q", v)
 	}
 	return opts, nil
 }

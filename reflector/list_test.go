@@ -94,10 +94,14 @@ func TestReflector_RelistFromMostRecentAfterListFails(t *testing.T) {
 	}
 }
 
-// Lists at "" or "0" are paged through one snapshot: a pod created between
-// pages is not in the list (it arrives by the watch instead).
+// Lists at "" are paged through one snapshot: a pod created between pages
+// is not in the list (it arrives by the watch instead). The list at "0" is
+// asked with a limit too, but the real server answers it whole from its
+// watch cache (as the fake now does), so a 410 on the first list sends the
+// reflector to "", which etcd pages.
 func TestReflector_PagedList(t *testing.T) {
 	e := newEnv(t, fakeapiserver.Options{})
+	e.srv.FailRequests(fakeapiserver.Fault{Verb: "list", Resource: "pods", Code: http.StatusGone})
 	var want []string
 	for i := range 7 {
 		p := e.createPod(fmt.Sprintf("p%d", i))
@@ -106,7 +110,7 @@ func TestReflector_PagedList(t *testing.T) {
 	listRV := e.srv.ResourceVersion()
 	late := make(chan *api.Pod, 1)
 	e.lw.beforeList = func(n int) {
-		if n == 1 { // between page 1 and page 2
+		if n == 2 { // between page 1 and page 2 (list 0 is the failed one at "0")
 			obj, err := e.srv.Create(&api.Pod{ObjectMeta: api.ObjectMeta{Name: "late", Namespace: "default"},
 				Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "i"}}}})
 			if err != nil {
@@ -120,10 +124,11 @@ func TestReflector_PagedList(t *testing.T) {
 	e.run()
 	e.store.waitFor(t, fmt.Sprintf("Replace [%s %s %s %s %s %s %s] @%s", want[0], want[1], want[2], want[3], want[4], want[5], want[6], listRV))
 	lists := e.lw.Lists()
-	require.Len(t, lists, 3, "7 items, 3 a page")
-	require.Equal(t, int64(3), lists[0].Limit)
+	require.Len(t, lists, 4, "the failed list at \"0\", then 7 items, 3 a page")
 	require.Equal(t, "0", lists[0].ResourceVersion)
-	for _, l := range lists[1:] {
+	require.Equal(t, int64(3), lists[1].Limit)
+	require.Equal(t, "", lists[1].ResourceVersion)
+	for _, l := range lists[2:] {
 		require.NotEmpty(t, l.Continue)
 		require.Empty(t, l.ResourceVersion, "continue pages leave the version to the token")
 	}
@@ -138,8 +143,11 @@ func TestReflector_ExpiredContinueFallsBackToFullList(t *testing.T) {
 	for i := range 5 {
 		e.createPod(fmt.Sprintf("p%d", i))
 	}
+	// The list at "0" is not paged (the watch cache answers it whole): fail
+	// it so the reflector lists at "", which is.
+	e.srv.FailRequests(fakeapiserver.Fault{Verb: "list", Resource: "pods", Code: http.StatusGone})
 	e.lw.beforeList = func(n int) {
-		if n == 1 {
+		if n == 2 {
 			for i := range 5 {
 				if _, err := e.srv.Create(&api.Pod{ObjectMeta: api.ObjectMeta{Name: fmt.Sprintf("q%d", i), Namespace: "default"},
 					Spec: api.PodSpec{Containers: []api.Container{{Name: "c", Image: "i"}}}}); err != nil {
@@ -152,8 +160,9 @@ func TestReflector_ExpiredContinueFallsBackToFullList(t *testing.T) {
 	e.run()
 	e.store.waitFor(t, "Replace [p0@")
 	lists := e.lw.Lists()
-	require.Len(t, lists, 3)
-	require.Equal(t, listwatch.ListOptions{ResourceVersion: "0"}, lists[2], "one unpaged list at the original version")
+	require.Len(t, lists, 4)
+	require.NotEmpty(t, lists[2].Continue, "the expired continue")
+	require.Equal(t, listwatch.ListOptions{ResourceVersion: ""}, lists[3], "one unpaged list at the original version")
 	calls := e.store.Calls()
 	require.Contains(t, calls[0], "q4@", "the full list has everything")
 }

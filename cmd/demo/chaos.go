@@ -30,6 +30,14 @@ type faults struct {
 func (f *faults) deletePod(ctx context.Context, who, name string) error {
 	if name == "" {
 		pods, err := f.pods.ByNamespace("default").List(webSelector())
+		// A pod already terminating would only be asked again.
+		var live []*api.Pod
+		for _, p := range pods {
+			if p.DeletionTimestamp == nil {
+				live = append(live, p)
+			}
+		}
+		pods = live
 		if err != nil || len(pods) == 0 {
 			return fmt.Errorf("no pod of web to delete")
 		}

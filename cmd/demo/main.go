@@ -134,7 +134,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	factory.Start(work)
 	ctrlErr := make(chan error, 1)
 	wg.Go(func() { ctrlErr <- ctrl.Run(work) })
-	k := &kubelet{pods: pods, client: podClient, startDelay: o.startDelay, firstSeen: map[string]time.Time{}}
+	k := &kubelet{pods: pods, client: podClient, startDelay: o.startDelay, firstSeen: map[string]time.Time{}, stopping: map[string]time.Time{}}
 	wg.Go(func() { k.run(work, n) })
 
 	tourErr := waitAndPrintTour(ctx, factory, podClient, n, url)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/kinformer/kinformer/api"
@@ -32,7 +33,7 @@ func seed(srv *fakeapiserver.Server, replicas int32) error {
 	}
 	if _, err := srv.Create(&api.Pod{
 		ObjectMeta: api.ObjectMeta{Name: "coredns", Namespace: "kube-system", Labels: map[string]string{"k8s-app": "kube-dns"}},
-		Spec:       api.PodSpec{Containers: []api.Container{{Name: "coredns", Image: "coredns:1.11"}}},
+		Spec:       api.PodSpec{NodeName: nodeName, Containers: []api.Container{{Name: "coredns", Image: "coredns:1.11"}}},
 		Status:     runningStatus("10.0.0.2"),
 	}); err != nil {
 		return fmt.Errorf("seeding the coredns pod: %w", err)
@@ -40,17 +41,30 @@ func seed(srv *fakeapiserver.Server, replicas int32) error {
 	return nil
 }
 
-// kubelet stands in for the nodes: a pod it has seen for startDelay is
-// moved to Running and Ready, through the status subresource, as a kubelet
-// reports a started container. It reads pods from the pod informer's cache
-// and writes through the API, like any other client.
+// nodeName is the one node of the demo's world.
+const nodeName = "node-1"
+
+// kubelet stands in for the scheduler and the node: a pod it has seen for
+// startDelay is bound to node-1 (spec.nodeName, written with an update:
+// the fake server allows it, where the real one wants the scheduler's
+// pods/binding subresource) and moved to Running and Ready through the
+// status subresource, as a kubelet reports a started container. A bound
+// pod being deleted (deletionTimestamp set, its grace period running) is
+// "stopped" after stopDelay and then deleted with grace 0, which is what
+// removes it: the real two-step pod deletion. It reads pods from the pod
+// informer's cache and writes through the API, like any other client.
 type kubelet struct {
 	pods       informer.Lister[*api.Pod]
 	client     *listwatch.TypedClient[*api.Pod]
 	startDelay time.Duration
 	firstSeen  map[string]time.Time // by uid
+	stopping   map[string]time.Time // by uid: when the deletion was first seen
 	nextIP     int
 }
+
+// stopDelay is how long the kubelet takes to stop a deleted pod's
+// containers before it finishes the deletion.
+func (k *kubelet) stopDelay() time.Duration { return k.startDelay / 2 }
 
 func (k *kubelet) run(ctx context.Context, n *narrator) {
 	t := time.NewTicker(k.startDelay / 4)
@@ -71,7 +85,11 @@ func (k *kubelet) startPods(ctx context.Context, now time.Time, n *narrator) {
 		return
 	}
 	for _, p := range pods {
-		if p.Status.Phase == api.PodRunning || p.DeletionTimestamp != nil {
+		if p.DeletionTimestamp != nil {
+			k.finishDeletion(ctx, now, p, n)
+			continue
+		}
+		if p.Status.Phase == api.PodRunning {
 			continue
 		}
 		seen, ok := k.firstSeen[string(p.UID)]
@@ -82,12 +100,52 @@ func (k *kubelet) startPods(ctx context.Context, now time.Time, n *narrator) {
 		if now.Sub(seen) < k.startDelay {
 			continue
 		}
-		started := p.DeepCopy()
+		bound := p
+		if p.Spec.NodeName == "" {
+			withNode := p.DeepCopy()
+			withNode.Spec.NodeName = nodeName
+			if bound, err = k.client.Update(ctx, p.Namespace, withNode); err != nil {
+				continue // a conflict: the next tick sees the newer pod
+			}
+		}
+		started := bound.DeepCopy()
 		k.nextIP++
 		started.Status = runningStatus(fmt.Sprintf("10.0.1.%d", k.nextIP%250+1))
 		if _, err := k.client.UpdateStatus(ctx, p.Namespace, started); err == nil {
-			n.say("kubelet: pod %s/%s is Running and Ready", p.Namespace, p.Name)
+			n.say("kubelet: pod %s/%s is Running and Ready on %s", p.Namespace, p.Name, nodeName)
 		}
+	}
+	for uid := range k.stopping {
+		if !slices.ContainsFunc(pods, func(p *api.Pod) bool { return string(p.UID) == uid }) {
+			delete(k.stopping, uid)
+		}
+	}
+}
+
+// finishDeletion ends the graceful deletion of a bound pod: once its
+// containers are "stopped" (stopDelay after the deletion was first seen) it
+// deletes the pod with grace 0, as a kubelet does. The server then removes
+// it (a MODIFIED with grace 0, then DELETED). An unbound pod never waits for
+// a kubelet: the server removed it at once.
+func (k *kubelet) finishDeletion(ctx context.Context, now time.Time, p *api.Pod, n *narrator) {
+	if p.Spec.NodeName == "" {
+		return
+	}
+	uid := string(p.UID)
+	seen, ok := k.stopping[uid]
+	if !ok {
+		k.stopping[uid] = now
+		return
+	}
+	if now.Sub(seen) < k.stopDelay() {
+		return
+	}
+	zero := int64(0)
+	err := k.client.Delete(ctx, p.Namespace, p.Name, listwatch.DeleteOptions{
+		GracePeriodSeconds: &zero, Preconditions: &listwatch.Preconditions{UID: &uid}})
+	if err == nil {
+		n.say("kubelet: pod %s/%s stopped; deleting it with grace 0", p.Namespace, p.Name)
+		delete(k.stopping, uid)
 	}
 }
 
