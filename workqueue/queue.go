@@ -126,7 +126,7 @@ func (q *Typed[T]) Add(item T) {
 		return
 	}
 	if _, ok := q.dirty[item]; ok {
-		q.trace("add (deduplicated)", item, "already queued: one reconcile will cover both")
+		q.trace("add (deduplicated)", item, "already waiting to be processed: one reconcile will cover both")
 		return // already waiting to be processed: this is the dedup
 	}
 	q.metrics.add(item)

@@ -29,8 +29,11 @@ Try, in another terminal:
        curl -X POST %[1]s/faults/close-watches    (watches resume from their last rv: no relist)
        curl -X POST %[1]s/faults/compact          (history gone; then close-watches: 410 Expired → relist)
        curl -X POST "%[1]s/faults/fail?code=429&count=3&retryAfter=2&verb=list"   (backoff, Retry-After)
+     A lost delete, and the tombstone that repairs it:
        curl -X POST "%[1]s/faults/drop?resource=pods&type=DELETED"
-       %[2]s delete pod <a web pod>    (the informer misses it until a relist brings a tombstone)
+       %[2]s delete pod <a web pod> --wait=false    (no watch sees the DELETED: the cache keeps the pod)
+       curl -X POST %[1]s/faults/compact; curl -X POST %[1]s/faults/close-watches
+                                          (410 Expired → relist → the pod comes back as a tombstone)
      and see 410 yourself: after the compact, a watch from the old version answers 410 Expired:
        curl "%[1]s/api/v1/namespaces/default/pods?watch=true&resourceVersion=%[3]s"
 
