@@ -1,18 +1,17 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinformer/kinformer/fakeapiserver"
+	"github.com/kinformer/kinformer/internal/syncbuf"
 )
 
 // The demo's world is what the tour talks about: the ReplicaSet web (whose
@@ -37,31 +36,13 @@ func TestDemo_SeedsTheWorldTheTourDescribes(t *testing.T) {
 	require.NotContains(t, out, "/demo/", "the server's fault endpoints replaced the demo's own")
 }
 
-// syncBuffer is a bytes.Buffer safe for the demo's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // The whole tour, end to end and sped up: the controller creates the three
 // pods, the kubelet starts them, the chaos loop deletes pods, drops watches
 // and compacts history, and at the end every cache equals the server and
 // the ReplicaSet has its replicas. The tour's fault endpoints work and are
 // narrated as the learner's doing.
 func TestDemo_TourEndsWithTheFinalCheckPassed(t *testing.T) {
-	var out syncBuffer
+	var out syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() {
 		done <- run(context.Background(), []string{"--addr", "127.0.0.1:0", "--duration", "6s",

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"net/http/httptest"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/internal/leakcheck"
+	"github.com/kinformer/kinformer/internal/syncbuf"
 )
 
 // TestMain fails if the program leaves a goroutine of kinformer's running
@@ -21,24 +20,6 @@ import (
 func TestMain(m *testing.M) { leakcheck.Main(m, "github.com/kinformer/kinformer/") }
 
 const deadline = 10 * time.Second
-
-// syncBuffer is an io.Writer the test reads while run writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 func webReplicaSet(replicas int32) *api.ReplicaSet {
 	labels := map[string]string{"app": "web"}
@@ -68,7 +49,7 @@ func TestRun_CreatesPodsAndStopsCleanly(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"--server", hs.URL, "--workers", "1", "--trace", "--trace-stages", "controller"}, stdout, stderr)
@@ -100,7 +81,7 @@ func TestRun_CreatesPodsAndStopsCleanly(t *testing.T) {
 
 func TestRun_RejectsBadFlags(t *testing.T) {
 	for _, args := range [][]string{{"extra"}, {"--workers", "0"}, {"--no-such-flag"}} {
-		err := run(context.Background(), args, &syncBuffer{}, &syncBuffer{})
+		err := run(context.Background(), args, &syncbuf.Buffer{}, &syncbuf.Buffer{})
 		assert.Error(t, err, "%q", args)
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/internal/syncbuf"
 	"github.com/kinformer/kinformer/listwatch"
 )
 
@@ -48,7 +49,7 @@ func TestServerChildProcess(t *testing.T) {
 
 type child struct {
 	cmd  *exec.Cmd
-	logs *syncBuffer
+	logs *syncbuf.Buffer
 	url  string
 	done chan error
 }
@@ -59,7 +60,7 @@ func startChild(t *testing.T, args ...string) *child {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestServerChildProcess$")
 	cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, "\n"))
-	c := &child{cmd: cmd, logs: &syncBuffer{}, done: make(chan error, 1)}
+	c := &child{cmd: cmd, logs: &syncbuf.Buffer{}, done: make(chan error, 1)}
 	cmd.Stderr, cmd.Stdout = c.logs, c.logs
 	require.NoError(t, cmd.Start())
 	go func() { c.done <- cmd.Wait() }()

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,35 +17,17 @@ import (
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/internal/leakcheck"
+	"github.com/kinformer/kinformer/internal/syncbuf"
 )
 
 // TestMain fails the package if a test leaves the server's goroutines (its
 // Serve loop, a request handler) running after run returned.
 func TestMain(m *testing.M) { leakcheck.Main(m, "kinformer/fakeapiserver.") }
 
-// syncBuffer is an io.Writer the test can read while the server writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	return len(p), nil
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
-}
-
 // The program serves the seeded pods on the address it logs, requires the
 // token when given one, and stops when its context ends.
 func TestRun_ServesSeedsAndStops(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--seed", "2", "--token", "s3cret"}, &logs) }()
@@ -87,7 +68,7 @@ func TestRun_ServesSeedsAndStops(t *testing.T) {
 }
 
 func TestRun_BadFlag(t *testing.T) {
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	err := run(context.Background(), []string{"--no-such-flag"}, &logs)
 	require.Error(t, err)
 	require.Contains(t, logs.String(), "flag provided but not defined")
@@ -97,7 +78,7 @@ func TestRun_BadFlag(t *testing.T) {
 // client can trust it the way it trusts a real cluster.
 func TestRun_HTTPSWithGeneratedCA(t *testing.T) {
 	dir := t.TempDir()
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {

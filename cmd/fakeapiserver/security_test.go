@@ -13,15 +13,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kinformer/kinformer/internal/syncbuf"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 // startRun runs the program with args until the test ends and returns the
 // URL it logs and its log.
-func startRun(t *testing.T, args ...string) (string, *syncBuffer) {
+func startRun(t *testing.T, args ...string) (string, *syncbuf.Buffer) {
 	t.Helper()
-	var logs syncBuffer
+	var logs syncbuf.Buffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, args, &logs) }()
@@ -113,7 +114,7 @@ func TestRun_TokenMistakes(t *testing.T) {
 		"--token-file " + empty:                   "is empty",
 		"--token-file " + filepath.Join(dir, "x"): "no such file",
 	} {
-		var logs syncBuffer
+		var logs syncbuf.Buffer
 		err := run(context.Background(), append([]string{"--addr", "127.0.0.1:0"}, strings.Fields(args)...), &logs)
 		assert.ErrorContains(t, err, want, args)
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kinformer/kinformer/internal/syncbuf"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -78,7 +79,7 @@ func hang(_ int, _ http.ResponseWriter, r *http.Request) { <-r.Context().Done() 
 func runAgainst(t *testing.T, url string, args ...string) *program {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &program{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	p := &program{stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, cancel: cancel, done: make(chan error, 1)}
 	go func() { p.done <- run(ctx, append([]string{"--server", url}, args...), p.stdout, p.stderr) }()
 	t.Cleanup(func() { p.stop(t) })
 	return p

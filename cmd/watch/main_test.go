@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/pem"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/internal/clock"
 	"github.com/kinformer/kinformer/internal/leakcheck"
+	"github.com/kinformer/kinformer/internal/syncbuf"
 )
 
 // TestMain fails if a test leaves a watch stream running.
@@ -26,29 +25,11 @@ func TestMain(m *testing.M) { leakcheck.Main(m, "kinformer/listwatch.") }
 
 const deadline = 10 * time.Second
 
-// syncBuffer is an io.Writer the test reads while run writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // program is run started in the background against a fake server.
 type program struct {
 	srv            *fakeapiserver.Server
 	clock          *clock.FakeClock
-	stdout, stderr *syncBuffer
+	stdout, stderr *syncbuf.Buffer
 	cancel         context.CancelFunc
 	done           chan error
 }
@@ -76,14 +57,14 @@ func start(t *testing.T, args []string, pods ...*api.Pod) *program {
 		require.NoError(t, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &program{srv: srv, clock: clk, stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
+	p := &program{srv: srv, clock: clk, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, cancel: cancel, done: make(chan error, 1)}
 	go func() { p.done <- run(ctx, append([]string{"--server", hs.URL}, args...), p.stdout, p.stderr) }()
 	t.Cleanup(func() { p.stop(t) })
 	return p
 }
 
 // waitFor waits until stream holds s.
-func waitFor(t *testing.T, stream *syncBuffer, s string) {
+func waitFor(t *testing.T, stream *syncbuf.Buffer, s string) {
 	t.Helper()
 	require.Eventually(t, func() bool { return strings.Contains(stream.String(), s) }, deadline, time.Millisecond,
 		"waiting for %q in:\n%s", s, stream)
@@ -197,11 +178,11 @@ func TestRunFlags(t *testing.T) {
 		assert.Equal(t, "LIST Pod default/a 4\nLIST Pod kube-system/sys 5\n", p.stdout.String())
 	})
 	t.Run("unknown resource", func(t *testing.T) {
-		err := run(context.Background(), []string{"--server", "http://127.0.0.1:1", "--resource", "deployments"}, &syncBuffer{}, &syncBuffer{})
+		err := run(context.Background(), []string{"--server", "http://127.0.0.1:1", "--resource", "deployments"}, &syncbuf.Buffer{}, &syncbuf.Buffer{})
 		assert.ErrorContains(t, err, `unknown --resource "deployments": want one of configmaps, namespaces, pods, replicasets`)
 	})
 	t.Run("stray argument", func(t *testing.T) {
-		err := run(context.Background(), []string{"pods"}, &syncBuffer{}, &syncBuffer{})
+		err := run(context.Background(), []string{"pods"}, &syncbuf.Buffer{}, &syncbuf.Buffer{})
 		assert.ErrorContains(t, err, "unexpected arguments")
 	})
 }
@@ -233,7 +214,7 @@ func TestRunOverTLSWithTokenAndCA(t *testing.T) {
 	require.NoError(t, os.WriteFile(tokenFile, []byte("s3cret"), 0o600))
 
 	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"--server", hs.URL, "--ca-file", caFile, "--token-file", tokenFile}, stdout, stderr)
