@@ -260,8 +260,12 @@ func TestDelete_BodyOptionsWinOverQuery(t *testing.T) {
 		{name: "body present: an invalid query dryRun is not read", query: "?dryRun=Bogus",
 			body: `{"kind":"DeleteOptions","apiVersion":"v1"}`, wantCode: http.StatusOK, gone: true},
 		{name: "no body: ?dryRun=All is honoured", query: "?dryRun=All", wantCode: http.StatusOK},
-		{name: "no body: an invalid query dryRun is refused", query: "?dryRun=Bogus", wantCode: http.StatusBadRequest},
-		{name: "invalid body dryRun is refused", body: `{"dryRun":["Bogus"]}`, wantCode: http.StatusBadRequest},
+		// apimachinery's ValidateDeleteOptions: 422 Invalid on DeleteOptions.
+		{name: "no body: an invalid query dryRun is refused", query: "?dryRun=Bogus", wantCode: http.StatusUnprocessableEntity},
+		{name: "invalid body dryRun is refused", body: `{"dryRun":["Bogus"]}`, wantCode: http.StatusUnprocessableEntity},
+		{name: "no body: an invalid propagationPolicy is refused", query: "?propagationPolicy=Sideways", wantCode: http.StatusUnprocessableEntity},
+		{name: "invalid body propagationPolicy is refused", body: `{"propagationPolicy":"Sideways"}`, wantCode: http.StatusUnprocessableEntity},
+		{name: "fieldValidation is not a delete option: ignored", query: "?fieldValidation=Bogus", wantCode: http.StatusOK, gone: true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

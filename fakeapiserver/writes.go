@@ -13,23 +13,6 @@ import (
 // HTTP handlers of the write verbs. They parse and check the request, then
 // call the operations in ops.go.
 
-// writeParams are the query parameters every write accepts.
-func writeParams(req *http.Request) (dryRun bool, st *api.Status) {
-	q := req.URL.Query()
-	for _, v := range q["dryRun"] {
-		if v != "All" {
-			return false, errBadRequest("dryRun: Unsupported value: %q: supported values: \"All\"", v)
-		}
-		dryRun = true
-	}
-	switch v := q.Get("fieldValidation"); v {
-	case "", "Ignore", "Warn", "Strict":
-	default:
-		return false, errBadRequest("fieldValidation: Unsupported value: %q: supported values: \"Ignore\", \"Warn\", \"Strict\"", v)
-	}
-	return dryRun, nil
-}
-
 func (s *Server) serveCreateOrUpdate(w http.ResponseWriter, req *http.Request, rq *request) {
 	out, st := negotiate(req)
 	if st == nil {
@@ -155,12 +138,10 @@ func parseDeleteOptions(w http.ResponseWriter, req *http.Request) (deleteOptions
 			opts.preconditionRV = *b.Preconditions.ResourceVersion
 		}
 	}
-	for _, v := range b.DryRun {
-		if v != "All" {
-			return opts, errBadRequest("dryRun: Unsupported value: %q: supported values: \"All\"", v)
-		}
-		opts.dryRun = true
+	if st := validateDeleteOptions(b.DryRun, b.PropagationPolicy); st != nil {
+		return opts, st
 	}
+	opts.dryRun = len(b.DryRun) > 0
 	opts.gracePeriod = b.GracePeriodSeconds
 	return opts, nil
 }
@@ -169,12 +150,15 @@ func parseDeleteOptions(w http.ResponseWriter, req *http.Request) (deleteOptions
 // without a body.
 func parseDeleteQuery(req *http.Request) (deleteOptions, *api.Status) {
 	var opts deleteOptions
-	dryRun, st := writeParams(req)
-	if st != nil {
+	q := req.URL.Query()
+	var policy *string
+	if v := q["propagationPolicy"]; len(v) > 0 && v[0] != "" {
+		policy = &v[0]
+	}
+	if st := validateDeleteOptions(q["dryRun"], policy); st != nil {
 		return opts, st
 	}
-	opts.dryRun = dryRun
-	q := req.URL.Query()
+	opts.dryRun = len(q["dryRun"]) > 0
 	if v := q.Get("gracePeriodSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
@@ -182,12 +166,31 @@ func parseDeleteQuery(req *http.Request) (deleteOptions, *api.Status) {
 		}
 		opts.gracePeriod = &n
 	}
-	switch v := q.Get("propagationPolicy"); v {
-	case "", "Orphan", "Background", "Foreground":
-	default:
-		return opts, errBadRequest("propagationPolicy: Unsupported value: %q", v)
-	}
 	return opts, nil
+}
+
+// validateDeleteOptions checks DeleteOptions as the real server does
+// (apimachinery's ValidateDeleteOptions): every invalid value is a cause of
+// one 422 on DeleteOptions, e.g.
+//
+//	DeleteOptions.meta.k8s.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"
+//
+// (fieldValidation is not a delete option: a DELETE ignores it.)
+func validateDeleteOptions(dryRun []string, propagationPolicy *string) *api.Status {
+	var causes []api.StatusCause
+	for _, v := range dryRun {
+		if v != "All" {
+			causes = append(causes, dryRunNotSupported(dryRun))
+			break
+		}
+	}
+	if p := propagationPolicy; p != nil && *p != "Foreground" && *p != "Background" && *p != "Orphan" {
+		causes = append(causes, notSupported("propagationPolicy", *p, "Foreground", "Background", "Orphan", "nil"))
+	}
+	if len(causes) > 0 {
+		return errInvalid("DeleteOptions", "meta.k8s.io", "", causes)
+	}
+	return nil
 }
 
 func (s *Server) serveDelete(w http.ResponseWriter, req *http.Request, rq *request) {
