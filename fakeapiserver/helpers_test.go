@@ -91,6 +91,13 @@ func (e *env) do(method, path, body string, headers ...string) response {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	return e.send(req, headers...)
+}
+
+// send sends req with the headers (alternating name, value) and reads the
+// whole answer.
+func (e *env) send(req *http.Request, headers ...string) response {
+	e.t.Helper()
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}

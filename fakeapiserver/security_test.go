@@ -57,15 +57,7 @@ func (e *env) doHost(host, path string, headers ...string) response {
 	req, err := http.NewRequest(http.MethodGet, e.http.URL+path, nil)
 	require.NoError(e.t, err)
 	req.Host = host
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	resp, err := requestClient.Do(req)
-	require.NoError(e.t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(e.t, err)
-	return response{code: resp.StatusCode, header: resp.Header, body: b}
+	return e.send(req, headers...)
 }
 
 func TestTokenMatches(t *testing.T) {
