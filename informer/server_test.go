@@ -112,8 +112,11 @@ func TestInformer_TombstoneWhenDeleteMissedDuringOutage(t *testing.T) {
 		})
 		t.Logf("informer: the relist has no default/b: the cache now holds %v", cachedKeys(inf.GetStore()))
 
-		events := rec.Events()
-		require.Equal(t, "delete tombstone("+describe(lastSeen)+")", events[len(events)-1])
+		// Handlers run on their own goroutines: wait for A to have handled
+		// the tombstone before reading what it recorded.
+		lastEvent := func() string { events := rec.Events(); return events[len(events)-1] }
+		e.eventually(func() bool { return lastEvent() == "delete tombstone("+describe(lastSeen)+")" })
+		require.Equal(t, "delete tombstone("+describe(lastSeen)+")", lastEvent())
 		e.eventually(func() bool { mu.Lock(); defer mu.Unlock(); return len(deleted) == 1 })
 		mu.Lock()
 		require.Equal(t, "b", deleted[0].Name, "the tombstone carries the last state the cache knew")
