@@ -19,7 +19,8 @@
 //     target with a JSON pointer (RFC 6901), applied in order and atomically.
 //     It is the only type that can change one array element by index or
 //     guard a change with "test", so controllers and admission webhooks
-//     often send it. See JSONPatch.
+//     often send it. See JSONPatch, and below for where it departs from the
+//     RFC.
 //   - application/strategic-merge-patch+json, a strategic merge patch, which
 //     only Kubernetes speaks: a merge patch that merges some lists element by
 //     element (containers by name) instead of replacing them, plus a few
@@ -29,6 +30,44 @@
 // (kubectl apply --server-side sends a fourth type, apply-patch+yaml, for
 // server-side apply and its managedFields bookkeeping; this package does not
 // implement it.)
+//
+// # JSON patch: json-patch v4, not RFC 6902
+//
+// kube-apiserver 1.36 applies JSON patches with gopkg.in/evanphx/json-patch.v4
+// (the older semantics; v5 is stricter), and JSONPatch follows it, quirks
+// included, wherever it departs from RFC 6902:
+//
+//   - "replace" of a missing object member adds it (v4 reads a missing member
+//     as null without error); an array element must still exist.
+//   - "test" and "copy" read a missing object member as null: a test for
+//     null passes, and the copy adds null. A "test" with no "value" fails.
+//   - "add" and "replace" with no "value" set null. A missing or null "path"
+//     or "from", or an unknown or missing "op", is not rejected before the
+//     patch runs: the operation fails when its turn comes ("Unexpected kind:
+//     frob"), which kube-apiserver answers with 422, not 400.
+//   - Path "" names the whole document only for "replace" (an object or
+//     array value replaces it; any other value changes nothing) and "test";
+//     "add", "remove", "move" and "copy" at "" fail as a missing path.
+//   - A path is split at every "/" and its first piece dropped unread, so
+//     "a/b" means "/b" and "a" is a missing path; "~1" and "~0" are
+//     unescaped and any other "~" is kept as it is.
+//   - Array indices are read with strconv.Atoi ("01" and "+1" are 1), and a
+//     negative index counts from the end ("-1" is the last element; for
+//     "add", of the array one longer, so "add" at "-1" appends). "-" is only
+//     for "add", as in the RFC.
+//   - A value cannot be moved into its own child: it is removed first, so
+//     the destination's parent is gone ("doc is missing destination path").
+//
+// Every refusal carries v4's own text ("replace operation does not apply:
+// doc is missing key: /spec/containers/5: missing value", "testing value
+// /metadata/name failed: test failed"). Only "test" differs from v4 in
+// substance: it compares numbers by value (1 equals 1.0), where v4 compares
+// their text as the server encoded it; and where v4 would panic (a "test"
+// with no "value" of a null member) it fails the test.
+//
+// kube-apiserver itself does not pass v4's text on: it answers any failure
+// of an operation with 422, reason Invalid, message "the server rejected our
+// request due to an error in our request" and empty details.
 //
 // # What the strategic merge patch leaves out
 //
@@ -75,5 +114,6 @@
 // Where this departs from client-go: Kubernetes implements these in
 // k8s.io/apimachinery/pkg/util/strategicpatch and the evanphx/json-patch
 // module, working on []byte; here they work on already-decoded maps, since
-// that is how the fake server stores objects.
+// that is how the fake server stores objects. None of that code is used or
+// copied here; only its behaviour and wording are followed.
 package patch

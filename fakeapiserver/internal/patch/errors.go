@@ -10,13 +10,14 @@ import (
 // errors.Is, the way kube-apiserver does:
 //
 //   - ErrMalformed: the body is not JSON, or not the shape its patch type
-//     requires (a merge patch that is not an object, a JSON patch operation
-//     without "path", an unknown directive). kube-apiserver answers 400
-//     BadRequest.
+//     requires (a merge patch that is not an object, a JSON patch that is
+//     not an array of objects or whose "op" is not a string, an unknown
+//     directive). kube-apiserver answers 400 BadRequest.
 //   - ErrNotApplicable: the patch is well formed but cannot be applied to
 //     this object (a JSON pointer to a missing member, an index out of range,
-//     a failed "test" operation, copies adding up to more than 3 MiB).
-//     kube-apiserver answers 422 Unprocessable Entity for these.
+//     a failed "test" operation, an unknown JSON patch op, copies adding up
+//     to more than 3 MiB). kube-apiserver answers 422 Unprocessable Entity
+//     for these.
 //   - ErrTooLarge: a JSON patch with more operations than kube-apiserver
 //     allows (10000; it answers 413 Request Entity Too Large), or one whose
 //     cost would balloon: copies that double the object again and again, or
@@ -29,9 +30,9 @@ var (
 )
 
 // patchError carries a readable message and says, through Unwrap, which of
-// the two kinds it is. The message does not repeat the kind's text, so the
-// error reads like one sentence: `json patch operation 1 (add "/a/b"): "/a"
-// does not exist`. cause is the formatted error itself, so an error wrapped
+// the three kinds it is. The message does not repeat the kind's text, so the
+// error reads like one sentence: `add operation does not apply: doc is
+// missing path: "/a/b": missing value`. cause is the formatted error itself, so an error wrapped
 // with %w (say a *json.SyntaxError) stays reachable through errors.As.
 type patchError struct {
 	kind  error

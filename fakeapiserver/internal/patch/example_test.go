@@ -49,7 +49,7 @@ func ExampleJSONPatch() {
 		{"op":"remove","path":"/spec/containers/1"}]`)))
 	// Output:
 	// {"metadata":{"labels":{"app":"web"},"name":"web"},"spec":{"containers":[{"image":"nginx:1.27","name":"web"},{"image":"busybox:1.37","name":"sidecar"}]}}
-	// error: json patch operation 0 (test "/metadata/labels/app"): test failed: the value at "/metadata/labels/app" is "web", not "db"
+	// error: testing value /metadata/labels/app failed: test failed
 }
 
 // What `kubectl patch pod web -p ...` sends by default: the containers list

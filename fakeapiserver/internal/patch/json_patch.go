@@ -8,17 +8,19 @@ import (
 	"io"
 )
 
-// JSONPatch applies an RFC 6902 JSON patch (Content-Type
-// application/json-patch+json) to doc and returns the patched object.
+// JSONPatch applies a JSON patch (Content-Type application/json-patch+json)
+// to doc and returns the patched object, with the semantics of
+// gopkg.in/evanphx/json-patch.v4, which kube-apiserver 1.36 uses, rather
+// than RFC 6902's where the two differ (see the package documentation).
 //
-// A JSON patch is a list of operations, each naming its target with an RFC
-// 6901 JSON pointer ("/metadata/labels/app", "/spec/containers/0/image";
-// "~1" escapes "/" and "~0" escapes "~" inside a name, "-" means "after the
-// last element" of an array):
+// A JSON patch is a list of operations, each naming its target with a JSON
+// pointer ("/metadata/labels/app", "/spec/containers/0/image"; "~1" escapes
+// "/" and "~0" escapes "~" inside a name, "-" means "after the last
+// element" of an array):
 //
 //	add      set a member, or insert into an array
 //	remove   delete a member or array element (it must exist)
-//	replace  change an existing member or element
+//	replace  set a member (it need not exist), or change an array element
 //	move     remove from "from", add at "path"
 //	copy     add a deep copy of "from" at "path"
 //	test     fail the whole patch unless the value at "path" equals "value"
@@ -27,11 +29,11 @@ import (
 // is atomic: if any operation fails, JSONPatch returns an error and no
 // result, and doc is unchanged (it is never modified in any case).
 //
-// The whole body is checked before anything is applied: it must be an array
-// of objects, each with a known "op", a "path", and the "value" or "from"
-// its op needs, and no member given twice (RFC 6902 Appendix A.13). Unknown
-// members are ignored, as §4 requires. "test" compares numbers by value, so
-// 1 equals 1.0.
+// The body must be a JSON array of objects whose "op", "path" and "from",
+// when present, are strings, and no member may be given twice; anything
+// else is ErrMalformed. An operation that cannot be applied (an unknown op
+// included) is ErrNotApplicable, and its message is the one json-patch v4
+// gives. "test" compares numbers by value, so 1 equals 1.0.
 func JSONPatch(doc map[string]any, patch []byte) (map[string]any, error) {
 	ops, err := decodeOperations(patch)
 	if err != nil {
@@ -42,9 +44,9 @@ func JSONPatch(doc map[string]any, patch []byte) (map[string]any, error) {
 		return nil, err
 	}
 	d := newDocument(out)
-	for i, op := range ops {
+	for _, op := range ops {
 		if err := d.apply(op); err != nil {
-			return nil, fmt.Errorf("json patch operation %d (%s): %w", i, op, err)
+			return nil, err
 		}
 	}
 	result, ok := d.root.(map[string]any)
@@ -58,104 +60,222 @@ func JSONPatch(doc map[string]any, patch []byte) (map[string]any, error) {
 // kube-apiserver (maxJSONPatchOperations), which answers 413 beyond it.
 const maxOperations = 10000
 
-// operation is one decoded element of a JSON patch.
+// operation is one decoded element of a JSON patch. A member that is
+// missing or null counts as absent, as in v4.
 type operation struct {
-	op       string
-	path     pointer
-	from     pointer // move and copy only
-	value    any     // add, replace and test only; may be nil (JSON null)
-	rawPath  string
-	rawFrom  string
+	op       string // "unknown" if absent, as v4's Operation.Kind says
+	path     v4Path
+	from     v4Path
+	value    any // may be nil (JSON null, or no "value" member)
+	hasPath  bool
+	hasFrom  bool
 	hasValue bool
 }
 
-// String describes the operation in messages: `add "/a"`, `move "/a" to "/b"`.
-func (op operation) String() string {
-	if op.op == "move" || op.op == "copy" {
-		return fmt.Sprintf("%s %q to %q", op.op, op.rawFrom, op.rawPath)
+// failf returns an ErrNotApplicable error worded as v4 words it. A cause
+// that is ErrTooLarge (a budget ran out) is returned as it is.
+func failf(format string, args ...any) error {
+	for _, a := range args {
+		if e, ok := a.(error); ok && errors.Is(e, ErrTooLarge) {
+			return e
+		}
 	}
-	return fmt.Sprintf("%s %q", op.op, op.rawPath)
+	return notApplicablef(format, args...)
 }
 
-// apply runs one operation against the document.
+// apply runs one operation against the document. Each refusal carries the
+// text json-patch v4's Patch.Apply returns for it.
 func (d *document) apply(op operation) error {
 	switch op.op {
 	case "add":
-		if err := checkDepth(op.path, depthOf(op.value)); err != nil {
-			return err
+		if !op.hasPath {
+			return failf("add operation failed to decode path: missing value")
 		}
-		return d.add(op.path, op.value)
+		return d.add(op, "add", op.value, depthOf(op.value))
 	case "remove":
-		_, err := d.remove(op.path)
-		return err
+		if !op.hasPath {
+			return failf("remove operation failed to decode path: missing value")
+		}
+		parent, store, ok := d.findParent(op.path)
+		if !ok {
+			return failf("remove operation does not apply: doc is missing path: \"%s\": missing value", op.path.raw)
+		}
+		if _, err := d.removeIn(parent, store, op.path.key()); err != nil {
+			return failf("error in remove for path: '%s': %w", op.path.raw, err)
+		}
+		return nil
 	case "replace":
-		if err := checkDepth(op.path, depthOf(op.value)); err != nil {
-			return err
-		}
-		return d.replace(op.path, op.value)
+		return d.replace(op)
 	case "move":
-		return d.move(op.from, op.path)
+		return d.move(op)
 	case "copy":
-		v, err := d.get(op.from)
-		if err != nil {
-			return err
-		}
-		depth, err := d.measure(v)
-		if err != nil {
-			return err
-		}
-		if err := checkDepth(op.path, depth); err != nil {
-			return err
-		}
-		if err := d.chargeCopy(v); err != nil {
-			return err
-		}
-		// Copy deeply: the copy must not share maps with its source, or a
-		// later operation on one would change both.
-		c, err := deepCopy(v, 1)
-		if err != nil {
-			return err
-		}
-		return d.add(op.path, c)
+		return d.copy(op)
 	case "test":
-		v, err := d.get(op.path)
-		if err != nil {
-			return err
+		return d.test(op)
+	}
+	return failf("Unexpected kind: %s", op.op)
+}
+
+// add is v4's add, also the last step of copy and move (name says which, for
+// messages). The parent must exist; see addIn for the key. depth is v's
+// depth (see depthOf), checked against maxDepth at the destination.
+func (d *document) add(op operation, name string, v any, depth int) error {
+	parent, store, ok := d.findParent(op.path)
+	if !ok {
+		if name == "add" {
+			return failf("add operation does not apply: doc is missing path: \"%s\": missing value", op.path.raw)
 		}
-		if !equalJSON(v, op.value) {
-			return notApplicablef("test failed: the value at %q is %s, not %s", op.rawPath, brief(v), brief(op.value))
+		return failf("%s operation does not apply: doc is missing destination path: %s: missing value", name, op.path.raw)
+	}
+	if err := checkDepth(op.path.tokens, depth); err != nil {
+		return err
+	}
+	if err := d.addIn(parent, store, op.path.key(), v); err != nil {
+		switch name {
+		case "add":
+			return failf("error in add for path: '%s': %w", op.path.raw, err)
+		case "copy":
+			return failf("error while adding value during copy: %w", err)
+		}
+		return failf("error in move for path: '%s': %w", op.path.raw, err)
+	}
+	return nil
+}
+
+// replace is v4's replace. At path "" an object or array value becomes the
+// whole document and any other value changes nothing. Elsewhere the parent
+// must exist; an object member need not (v4 reads a missing member as null,
+// so replace then acts as add), an array element must.
+func (d *document) replace(op operation) error {
+	if !op.hasPath {
+		return failf("replace operation failed to decode path: operation missing path field: missing value")
+	}
+	if op.path.raw == "" {
+		switch op.value.(type) {
+		case map[string]any, []any:
+			d.root = op.value
 		}
 		return nil
 	}
-	return malformedf("unknown op %q", op.op) // decodeOperations lets none through
+	parent, _, ok := d.findParent(op.path)
+	if !ok {
+		return failf("replace operation does not apply: doc is missing path: %s: missing value", op.path.raw)
+	}
+	if err := checkDepth(op.path.tokens, depthOf(op.value)); err != nil {
+		return err
+	}
+	switch c := parent.(type) {
+	case map[string]any:
+		c[op.path.key()] = op.value
+	case []any:
+		i, err := v4Index(op.path.key(), len(c))
+		if err != nil {
+			return failf("replace operation does not apply: doc is missing key: %s: missing value", op.path.raw)
+		}
+		c[i] = op.value
+	}
+	return nil
 }
 
-// move is RFC 6902 §4.4: remove the value at from and add it at path. A
-// value cannot move into one of its own descendants. Moving a value deeper
-// than it was is checked against maxDepth (and charged to the budget, since
-// that means walking it); moving it up or sideways needs no check.
-func (d *document) move(from, path pointer) error {
-	if from.isProperPrefixOf(path) {
-		return notApplicablef("%q cannot be moved into its own child %q", from.String(), path.String())
+// move is v4's move: read and remove the value at from, then add it at
+// path. Its errors about from name only from's last token, as v4's do. A
+// value moved into its own child is gone from the document by the time the
+// destination is looked up, so that is a missing destination path. Moving
+// a value deeper than it was is checked against maxDepth.
+func (d *document) move(op operation) error {
+	if !op.hasFrom {
+		return failf("move operation failed to decode from: operation, missing from field: missing value")
 	}
-	if len(path) > len(from) {
-		v, err := d.get(from)
-		if err != nil {
-			return err
-		}
-		depth, err := d.measure(v)
-		if err != nil {
-			return err
-		}
-		if err := checkDepth(path, depth); err != nil {
+	parent, store, ok := d.findParent(op.from)
+	if !ok {
+		return failf("move operation does not apply: doc is missing from path: %s: missing value", op.from.raw)
+	}
+	key := op.from.key()
+	moved, err := getIn(parent, key)
+	if err != nil {
+		return failf("error in move for path: '%s': %w", key, err)
+	}
+	// Moving a value deeper is checked against maxDepth, which means walking
+	// it (charged to the budget); moving it up or sideways needs no check.
+	depth := 0
+	if op.hasPath && op.path.ok && len(op.path.tokens) > len(op.from.tokens) {
+		if depth, err = d.measure(moved); err != nil {
 			return err
 		}
 	}
-	v, err := d.remove(from)
+	v, err := d.removeIn(parent, store, key)
+	if err != nil {
+		return failf("error in move for path: '%s': %w", key, err)
+	}
+	if !op.hasPath {
+		return failf("move operation failed to decode path: operation missing path field: missing value")
+	}
+	return d.add(op, "move", v, depth)
+}
+
+// copy is v4's copy: a deep copy of the value at from is added at path. A
+// missing object member at from reads as null, so null is what gets added.
+func (d *document) copy(op operation) error {
+	if !op.hasFrom {
+		return failf("copy operation failed to decode from: operation, missing from field: missing value")
+	}
+	parent, _, ok := d.findParent(op.from)
+	if !ok {
+		return failf("copy operation does not apply: doc is missing from path: %s: missing value", op.from.raw)
+	}
+	v, err := getIn(parent, op.from.key())
+	if err != nil {
+		return failf("error in copy for from: '%s': %w", op.from.raw, err)
+	}
+	if !op.hasPath {
+		return failf("copy operation failed to decode path: missing value")
+	}
+	if _, _, ok := d.findParent(op.path); !ok {
+		return failf("copy operation does not apply: doc is missing destination path: %s: missing value", op.path.raw)
+	}
+	depth, err := d.measure(v)
 	if err != nil {
 		return err
 	}
-	return d.add(path, v)
+	if v != nil {
+		if err := d.chargeCopy(v); err != nil {
+			return err
+		}
+	}
+	// Copy deeply: the copy must not share maps with its source, or a
+	// later operation on one would change both.
+	c, err := deepCopy(v, 1)
+	if err != nil {
+		return err
+	}
+	return d.add(op, "copy", c, depth)
+}
+
+// test is v4's test. At path "" it compares the whole document. A missing
+// object member reads as null, so it passes a test for null.
+func (d *document) test(op operation) error {
+	if !op.hasPath {
+		return failf("test operation failed to decode path: operation missing path field: missing value")
+	}
+	var v any
+	if op.path.raw == "" {
+		v = d.root
+	} else {
+		parent, _, ok := d.findParent(op.path)
+		if !ok {
+			return failf("test operation does not apply: is missing path: %s: missing value", op.path.raw)
+		}
+		var err error
+		if v, err = getIn(parent, op.path.key()); err != nil {
+			return failf("error in test for path: '%s': %w", op.path.raw, err)
+		}
+	}
+	// Without a "value" member v4 fails the test (or, on a null target,
+	// panics; kube-apiserver would answer 500 there).
+	if !op.hasValue || !equalJSON(v, op.value) {
+		return failf("testing value %s failed: test failed", op.path.raw)
+	}
+	return nil
 }
 
 // brief renders a value for a message, cut short if long.
@@ -239,17 +359,25 @@ func decodeOperation(dec *json.Decoder, i int) (operation, error) {
 	if _, err := dec.Token(); err != nil { // the closing }
 		return op, badJSON(err)
 	}
-	if err := op.validate(seen); err != nil {
-		return op, fmt.Errorf("json patch operation %d: %w", i, err)
+	if !seen["op"] {
+		op.op = "unknown"
 	}
 	return op, nil
 }
 
-// setMember stores one member of an operation object; members RFC 6902
-// does not define are ignored (§4, Appendix A.11).
+// setMember stores one member of an operation object; other members are
+// ignored. "op", "path" and "from" must be strings or null (kube-apiserver
+// decodes the body into a struct with string fields first, and answers 400
+// to any other type); null counts as absent, as in v4.
 func (op *operation) setMember(name string, v any) error {
 	switch name {
 	case "op", "path", "from":
+		if v == nil {
+			if name == "op" {
+				op.op = "unknown"
+			}
+			return nil
+		}
 		s, ok := v.(string)
 		if !ok {
 			return malformedf("member %q must be a string, not %s", name, jsonType(v))
@@ -258,49 +386,12 @@ func (op *operation) setMember(name string, v any) error {
 		case "op":
 			op.op = s
 		case "path":
-			op.rawPath = s
+			op.path, op.hasPath = parseV4Path(s), true
 		case "from":
-			op.rawFrom = s
+			op.from, op.hasFrom = parseV4Path(s), true
 		}
 	case "value":
 		op.value, op.hasValue = v, true
-	}
-	return nil
-}
-
-// validate checks that the operation has what its op needs and parses its
-// pointers.
-func (op *operation) validate(seen map[string]bool) error {
-	if !seen["op"] {
-		return malformedf(`missing "op" member`)
-	}
-	needsValue, needsFrom := false, false
-	switch op.op {
-	case "add", "replace", "test":
-		needsValue = true
-	case "move", "copy":
-		needsFrom = true
-	case "remove":
-	default:
-		return malformedf("unknown op %q (want add, remove, replace, move, copy or test)", op.op)
-	}
-	if !seen["path"] {
-		return malformedf(`op %q is missing its "path" member`, op.op)
-	}
-	if needsValue && !op.hasValue {
-		return malformedf(`op %q is missing its "value" member`, op.op)
-	}
-	if needsFrom && !seen["from"] {
-		return malformedf(`op %q is missing its "from" member`, op.op)
-	}
-	var err error
-	if op.path, err = parsePointer(op.rawPath); err != nil {
-		return fmt.Errorf(`"path": %w`, err)
-	}
-	if needsFrom {
-		if op.from, err = parsePointer(op.rawFrom); err != nil {
-			return fmt.Errorf(`"from": %w`, err)
-		}
 	}
 	return nil
 }

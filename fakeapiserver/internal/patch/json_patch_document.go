@@ -1,9 +1,15 @@
 package patch
 
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
 // document is the value a JSON patch works on: a private copy of the
 // caller's object, changed in place operation by operation. root is "any"
-// because RFC 6902 lets an operation replace the whole document (path "");
-// JSONPatch checks at the end that the result is still an object.
+// because a "replace" at path "" may swap the whole document; JSONPatch
+// checks at the end that the result is still an object.
 //
 // Three bounds keep a hostile patch from exhausting the stack, memory or
 // CPU: no value in the document ever sits deeper than maxDepth (the copy
@@ -45,55 +51,179 @@ func (d *document) shift(n int) error {
 	return nil
 }
 
-// step goes from container to its child named token. It also returns a
-// function that stores a new value for that child: inserting into or
-// removing from an array changes its slice header (the length, and the
-// backing array when append grows it), which must be written back into the
-// container that holds the array. at is the pointer up to and including
-// token, for messages.
-func step(container any, token string, at pointer) (child any, store func(any), err error) {
-	switch c := container.(type) {
-	case map[string]any:
-		v, ok := c[token]
-		if !ok {
-			return nil, nil, notApplicablef("%q does not exist", at.String())
-		}
-		return v, func(nv any) { c[token] = nv }, nil
-	case []any:
-		i, err := arrayIndex(token, len(c), false, at[:len(at)-1])
-		if err != nil {
-			return nil, nil, err
-		}
-		return c[i], func(nv any) { c[i] = nv }, nil
-	default:
-		return nil, nil, notApplicablef("%q is %s, not an object or array, so it has no %q",
-			at[:len(at)-1].String(), jsonType(container), token)
-	}
+// v4Path is a JSON patch path as json-patch v4 reads it: the text is split
+// at every "/", the first piece is dropped whatever it holds, and each other
+// piece is unescaped ("~1" to "/", then "~0" to "~", in one pass; any other
+// "~" stays as it is). A path with no "/" at all ("" or "a") names no
+// parent, so every operation but "replace" and "test" at "" fails on it,
+// and v4 calls it a missing path. Nothing else is checked: "a/b" is read
+// as "/b".
+type v4Path struct {
+	raw    string
+	tokens pointer // parent tokens, then the last key
+	ok     bool    // false if raw holds no "/"
 }
 
-// get returns the value p points at.
-func (d *document) get(p pointer) (any, error) {
-	cur := d.root
-	for i, token := range p {
-		next, _, err := step(cur, token, p[:i+1])
+var v4Unescaper = strings.NewReplacer("~1", "/", "~0", "~")
+
+func parseV4Path(raw string) v4Path {
+	split := strings.Split(raw, "/")
+	if len(split) < 2 {
+		return v4Path{raw: raw}
+	}
+	tokens := make(pointer, len(split)-1)
+	for i, s := range split[1:] {
+		tokens[i] = v4Unescaper.Replace(s)
+	}
+	return v4Path{raw: raw, tokens: tokens, ok: true}
+}
+
+// key is the last token, the one the operation acts on in its parent.
+func (p v4Path) key() string { return p.tokens[len(p.tokens)-1] }
+
+// errInvalidIndex is v4's wording for an array index out of range
+// ("Unable to access invalid index: %d" wrapping ErrInvalidIndex).
+func errInvalidIndex(i int) error {
+	return fmt.Errorf("Unable to access invalid index: %d: invalid index referenced", i)
+}
+
+// v4Index resolves token as an index of an existing element of an array of
+// length n, as v4's partialArray.get, set and remove do: strconv.Atoi reads
+// it (so "01" and "+1" are 1), and a negative index counts from the end.
+func v4Index(token string, n int) (int, error) {
+	i, err := strconv.Atoi(token)
+	if err != nil {
+		return 0, err
+	}
+	if i < 0 {
+		if i < -n {
+			return 0, errInvalidIndex(i)
+		}
+		i += n
+	}
+	if i >= n {
+		return 0, errInvalidIndex(i)
+	}
+	return i, nil
+}
+
+// findParent walks p's tokens but the last, as v4's findObject does, and
+// returns the object or array that holds p's key and the function that
+// stores a new value for that container (inserting into or removing from an
+// array changes its slice header, which must be written back into whatever
+// holds it). ok is false wherever v4 gives up: p has no "/", a member on the
+// way is missing or null, an index on the way does not resolve (including
+// "-"), or a value on the way is not an object or array.
+func (d *document) findParent(p v4Path) (parent any, store func(any), ok bool) {
+	if !p.ok {
+		return nil, nil, false
+	}
+	parent, store = d.root, func(nv any) { d.root = nv }
+	for _, token := range p.tokens[:len(p.tokens)-1] {
+		var next any
+		switch c := parent.(type) {
+		case map[string]any:
+			v, found := c[token]
+			if !found {
+				return nil, nil, false
+			}
+			next, store = v, func(nv any) { c[token] = nv }
+		case []any:
+			i, err := v4Index(token, len(c))
+			if err != nil {
+				return nil, nil, false
+			}
+			next, store = c[i], func(nv any) { c[i] = nv }
+		default:
+			return nil, nil, false
+		}
+		switch next.(type) {
+		case map[string]any, []any:
+			parent = next
+		default:
+			return nil, nil, false
+		}
+	}
+	switch parent.(type) {
+	case map[string]any, []any:
+		return parent, store, true
+	}
+	return nil, nil, false
+}
+
+// getIn reads key from a container found by findParent, as v4's get does:
+// a missing object member reads as null without error; an array index must
+// resolve (see v4Index).
+func getIn(parent any, key string) (any, error) {
+	if c, ok := parent.([]any); ok {
+		i, err := v4Index(key, len(c))
 		if err != nil {
 			return nil, err
 		}
-		cur = next
+		return c[i], nil
 	}
-	return cur, nil
+	return parent.(map[string]any)[key], nil
 }
 
-// parentOf returns the container holding p's last token, and the function
-// that replaces that container inside its own parent. p must not be empty.
-func (d *document) parentOf(p pointer) (parent any, store func(any), err error) {
-	parent, store = d.root, func(nv any) { d.root = nv }
-	for i, token := range p[:len(p)-1] {
-		if parent, store, err = step(parent, token, p[:i+1]); err != nil {
-			return nil, nil, err
+// addIn is v4's add on a container found by findParent: set an object member
+// (creating or overwriting it), or insert into an array, shifting later
+// elements up. "-" appends; any other key must parse with strconv.Atoi and
+// lie in [-(n+1), n], a negative one counting from the end of the longer
+// array. The error is the cause v4 wraps; the caller adds its context.
+func (d *document) addIn(parent any, store func(any), key string, v any) error {
+	c, ok := parent.([]any)
+	if !ok {
+		parent.(map[string]any)[key] = v
+		return nil
+	}
+	i := len(c)
+	if key != "-" {
+		var err error
+		if i, err = strconv.Atoi(key); err != nil {
+			return fmt.Errorf("value was not a proper array index: '%s': %w", key, err)
+		}
+		if i > len(c) || i < -(len(c)+1) {
+			return errInvalidIndex(i)
+		}
+		if i < 0 {
+			i += len(c) + 1
 		}
 	}
-	return parent, store, nil
+	if err := d.shift(len(c) - i); err != nil {
+		return err
+	}
+	c = append(c, nil) // in place: the slice is ours alone
+	copy(c[i+1:], c[i:])
+	c[i] = v
+	store(c)
+	return nil
+}
+
+// removeIn is v4's remove on a container found by findParent, returning the
+// removed value. The error is the cause v4 wraps.
+func (d *document) removeIn(parent any, store func(any), key string) (any, error) {
+	c, ok := parent.([]any)
+	if !ok {
+		m := parent.(map[string]any)
+		v, found := m[key]
+		if !found {
+			return nil, fmt.Errorf("Unable to remove nonexistent key: %s: missing value", key)
+		}
+		delete(m, key)
+		return v, nil
+	}
+	i, err := v4Index(key, len(c))
+	if err != nil {
+		return nil, err
+	}
+	if err := d.shift(len(c) - 1 - i); err != nil {
+		return nil, err
+	}
+	v := c[i]
+	copy(c[i:], c[i+1:])
+	c[len(c)-1] = nil // drop the reference the backing array still holds
+	store(c[:len(c)-1])
+	return v, nil
 }
 
 // checkDepth refuses a value of the given depth (see depthOf) that would
@@ -137,95 +267,4 @@ func (d *document) measure(v any) (int, error) {
 		return 0, nil
 	}
 	return deepest + 1, nil
-}
-
-// add is RFC 6902 §4.1: set an object member (creating or replacing it) or
-// insert into an array, shifting later elements up. The parent must exist.
-//
-// The caller has checked the value's depth.
-func (d *document) add(p pointer, v any) error {
-	if len(p) == 0 {
-		d.root = v
-		return nil
-	}
-	parent, store, err := d.parentOf(p)
-	if err != nil {
-		return err
-	}
-	last, at := p[len(p)-1], p[:len(p)-1]
-	switch c := parent.(type) {
-	case map[string]any:
-		c[last] = v
-	case []any:
-		i, err := arrayIndex(last, len(c), true, at)
-		if err != nil {
-			return err
-		}
-		if err := d.shift(len(c) - i); err != nil {
-			return err
-		}
-		c = append(c, nil) // in place: the slice is ours alone
-		copy(c[i+1:], c[i:])
-		c[i] = v
-		store(c)
-	default:
-		return notApplicablef("%q is %s, not an object or array, so nothing can be added to it", at.String(), jsonType(parent))
-	}
-	return nil
-}
-
-// remove is RFC 6902 §4.2: the target must exist; array elements after it
-// shift down. It returns the removed value (move needs it).
-func (d *document) remove(p pointer) (any, error) {
-	if len(p) == 0 {
-		return nil, notApplicablef("the whole document cannot be removed")
-	}
-	parent, store, err := d.parentOf(p)
-	if err != nil {
-		return nil, err
-	}
-	last, at := p[len(p)-1], p[:len(p)-1]
-	switch c := parent.(type) {
-	case map[string]any:
-		v, ok := c[last]
-		if !ok {
-			return nil, notApplicablef("%q does not exist", p.String())
-		}
-		delete(c, last)
-		return v, nil
-	case []any:
-		i, err := arrayIndex(last, len(c), false, at)
-		if err != nil {
-			return nil, err
-		}
-		if err := d.shift(len(c) - 1 - i); err != nil {
-			return nil, err
-		}
-		v := c[i]
-		copy(c[i:], c[i+1:])
-		c[len(c)-1] = nil // drop the reference the backing array still holds
-		store(c[:len(c)-1])
-		return v, nil
-	default:
-		return nil, notApplicablef("%q is %s, not an object or array, so it has no %q", at.String(), jsonType(parent), last)
-	}
-}
-
-// replace is RFC 6902 §4.3: like remove then add, but the target must exist
-// and an array keeps its length. The caller has checked the value's depth.
-func (d *document) replace(p pointer, v any) error {
-	if len(p) == 0 {
-		d.root = v
-		return nil
-	}
-	parent, _, err := d.parentOf(p)
-	if err != nil {
-		return err
-	}
-	_, store, err := step(parent, p[len(p)-1], p)
-	if err != nil {
-		return err
-	}
-	store(v)
-	return nil
 }

@@ -5,47 +5,40 @@ import (
 	"testing"
 )
 
-// Parsing: "~1" is "/", "~0" is "~", unescaped left to right; anything else
-// after "~" is an error, and a non-empty pointer starts with "/".
-//
-// RFC 6901 §3 and §4.
-func TestJSONPointerEscapes(t *testing.T) {
+// Paths are split and unescaped as json-patch v4's findObject and
+// decodePatchKey do: split at "/", drop the first piece whatever it is,
+// replace "~1" and "~0" in one left-to-right pass, leave any other "~".
+func TestV4PathParsing(t *testing.T) {
 	cases := []struct {
 		in   string
-		want []string
-		err  string
+		want []string // nil: no "/", so v4 finds no parent
 	}{
-		{in: "", want: []string{}},
-		{in: "/", want: []string{""}},
+		{in: ""},                      // v4: len(split) < 2
+		{in: "metadata"},              // v4: len(split) < 2
+		{in: "/", want: []string{""}}, // the member named ""
 		{in: "/metadata/labels/app", want: []string{"metadata", "labels", "app"}},
 		{in: "/metadata/annotations/example.com~1owner", want: []string{"metadata", "annotations", "example.com/owner"}},
 		{in: "/m~0n", want: []string{"m~n"}},
-		{in: "/~01", want: []string{"~1"}}, // not "/": ~0 is unescaped after ~1
+		{in: "/~01", want: []string{"~1"}}, // strings.NewReplacer: one pass
 		{in: "/a//b", want: []string{"a", "", "b"}},
-		{in: "metadata", err: `JSON pointer "metadata" must be empty or start with "/"`},
-		{in: "/a~2", err: `JSON pointer "/a~2": "a~2" is not a valid escape (only ~0 and ~1 are)`},
-		{in: "/a~", err: `"a~" is not a valid escape`},
+		{in: "a/b", want: []string{"b"}},    // v4 drops split[0] unread
+		{in: "/a~2", want: []string{"a~2"}}, // v4 leaves a bad escape as it is
+		{in: "/a~", want: []string{"a~"}},
 	}
 	for _, c := range cases {
-		p, err := parsePointer(c.in)
-		if c.err != "" {
-			requireKind(t, err, ErrMalformed, c.err)
-			continue
-		}
-		if err != nil || !slices.Equal(p, c.want) {
-			t.Errorf("parsePointer(%q) = %q, %v; want %q", c.in, p, err, c.want)
-		}
-		if p.String() != c.in {
-			t.Errorf("parsePointer(%q).String() = %q", c.in, p.String())
+		p := parseV4Path(c.in)
+		if p.ok != (c.want != nil) || !slices.Equal(p.tokens, c.want) {
+			t.Errorf("parseV4Path(%q) = %q (ok %v); want %q", c.in, p.tokens, p.ok, c.want)
 		}
 	}
 }
 
-// Every pointer of RFC 6901 §5 evaluated against its example document.
+// Every pointer of RFC 6901 §5 but "" (which v4's test special-cases)
+// resolves, checked through a passing "test" operation.
 //
 // RFC 6901 §5.
 func TestJSONPointerRFC6901Section5(t *testing.T) {
-	doc := decodeValue(t, `{"foo":["bar","baz"],"":0,"a/b":1,"c%d":2,"e^f":3,"g|h":4,"i\\j":5,"k\"l":6," ":7,"m~n":8}`)
+	doc := decodeObject(t, `{"foo":["bar","baz"],"":0,"a/b":1,"c%d":2,"e^f":3,"g|h":4,"i\\j":5,"k\"l":6," ":7,"m~n":8}`)
 	cases := map[string]string{
 		``:       `{"foo":["bar","baz"],"":0,"a/b":1,"c%d":2,"e^f":3,"g|h":4,"i\\j":5,"k\"l":6," ":7,"m~n":8}`,
 		`/foo`:   `["bar","baz"]`,
@@ -55,58 +48,49 @@ func TestJSONPointerRFC6901Section5(t *testing.T) {
 		`/c%d`:   `2`,
 		`/e^f`:   `3`,
 		`/g|h`:   `4`,
-		`/i\j`:   `5`,
-		`/k"l`:   `6`,
+		`/i\\j`:  `5`,
+		`/k\"l`:  `6`,
 		`/ `:     `7`,
 		`/m~0n`:  `8`,
 	}
-	d := &document{root: doc}
 	for ptr, want := range cases {
-		p, err := parsePointer(ptr)
-		if err != nil {
-			t.Fatal(err)
+		if _, err := JSONPatch(doc, []byte(`[{"op":"test","path":"`+ptr+`","value":`+want+`}]`)); err != nil {
+			t.Errorf("test %q == %s: %v", ptr, want, err)
 		}
-		got, err := d.get(p)
-		if err != nil {
-			t.Errorf("get(%q): %v", ptr, err)
-			continue
-		}
-		assertJSON(t, want, got)
 	}
 }
 
-// Array indices are "0" or digits without a leading zero; "-" and the
-// length itself are only for add.
-func TestJSONPointerArrayIndex(t *testing.T) {
+// Indices of existing elements are read as v4's partialArray.get, set and
+// remove read them: strconv.Atoi, then a negative index counts from the end
+// (v4's SupportNegativeIndices defaults to true).
+func TestV4Index(t *testing.T) {
 	cases := []struct {
-		token  string
-		forAdd bool
-		want   int
-		err    string
+		token string
+		want  int
+		err   string
 	}{
 		{token: "0", want: 0},
 		{token: "2", want: 2},
-		{token: "3", forAdd: true, want: 3},
-		{token: "-", forAdd: true, want: 3},
-		{token: "3", err: `index 3 is out of range: the array at "/l" has 3 elements`},
-		{token: "4", forAdd: true, err: "index 4 is out of range"},
-		{token: "-", err: `"/l/-": index "-" (past the end) can only be used to add`},
-		{token: "01", err: `"/l" is an array, and "01" is not an array index`},
-		{token: "-1", err: `"-1" is not an array index`},
-		{token: "+1", err: `"+1" is not an array index`},
-		{token: "1.0", err: `"1.0" is not an array index`},
-		{token: "x", err: `"x" is not an array index`},
-		{token: "", err: `"" is not an array index`},
-		{token: "99999999999999999999999", err: "index 99999999999999999999999 is out of range"},
+		{token: "01", want: 1}, // Atoi accepts leading zeros
+		{token: "+1", want: 1}, // and a sign
+		{token: "-1", want: 2}, // the last element
+		{token: "-3", want: 0},
+		{token: "-4", err: "Unable to access invalid index: -4: invalid index referenced"},
+		{token: "3", err: "Unable to access invalid index: 3: invalid index referenced"},
+		{token: "-", err: `strconv.Atoi: parsing "-": invalid syntax`},
+		{token: "x", err: `strconv.Atoi: parsing "x": invalid syntax`},
+		{token: "99999999999999999999999", err: `strconv.Atoi: parsing "99999999999999999999999": value out of range`},
 	}
 	for _, c := range cases {
-		got, err := arrayIndex(c.token, 3, c.forAdd, pointer{"l"})
+		got, err := v4Index(c.token, 3)
 		if c.err != "" {
-			requireKind(t, err, ErrNotApplicable, c.err)
+			if err == nil || err.Error() != c.err {
+				t.Errorf("v4Index(%q) = %d, %v; want error %q", c.token, got, err, c.err)
+			}
 			continue
 		}
 		if err != nil || got != c.want {
-			t.Errorf("arrayIndex(%q, add=%v) = %d, %v; want %d", c.token, c.forAdd, got, err, c.want)
+			t.Errorf("v4Index(%q) = %d, %v; want %d", c.token, got, err, c.want)
 		}
 	}
 }
