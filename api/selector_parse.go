@@ -366,7 +366,7 @@ func isQualifiedName(value string) []string {
 			errs = append(errs, "prefix part must be non-empty")
 		} else {
 			if len(prefix) > 253 {
-				errs = append(errs, "prefix part must be no more than 253 characters")
+				errs = append(errs, "prefix part must be no more than 253 bytes")
 			}
 			if !dns1123SubdomainRegx.MatchString(prefix) {
 				errs = append(errs, "prefix part "+regexError(dns1123SubdomainMsg, dns1123SubdomainFmt, "example.com"))
@@ -379,7 +379,7 @@ func isQualifiedName(value string) []string {
 	if name == "" {
 		errs = append(errs, "name part must be non-empty")
 	} else if len(name) > 63 {
-		errs = append(errs, "name part must be no more than 63 characters")
+		errs = append(errs, "name part must be no more than 63 bytes")
 	}
 	if !qualifiedNameRegexp.MatchString(name) {
 		errs = append(errs, "name part "+regexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc"))
@@ -392,7 +392,7 @@ func isQualifiedName(value string) []string {
 func isValidLabelValue(value string) []string {
 	var errs []string
 	if len(value) > 63 {
-		errs = append(errs, "must be no more than 63 characters")
+		errs = append(errs, "must be no more than 63 bytes")
 	}
 	if !labelValueRegexp.MatchString(value) {
 		errs = append(errs, regexError(labelValueErrMsg, "("+qualifiedNameFmt+")?", "MyValue", "my_value", "12345"))

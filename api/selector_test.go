@@ -122,7 +122,7 @@ func TestParseSelector_Errors(t *testing.T) {
 		{"app=(web)", "unable to parse requirement: found '(', expected: identifier", 4},
 		{"a>=1", "unable to parse requirement: found '=', expected: identifier", 2},
 		{"-app=web", `unable to parse requirement: <nil>: Invalid value: "-app": ` + badKeyMsg, 0},
-		{"x,!" + long, `unable to parse requirement: <nil>: Invalid value: "` + long + `": name part must be no more than 63 characters`, 3},
+		{"x,!" + long, `unable to parse requirement: <nil>: Invalid value: "` + long + `": name part must be no more than 63 bytes`, 3},
 		{"a/b/c", `unable to parse requirement: <nil>: Invalid value: "a/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', ` +
 			`and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is ` +
 			`'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`, 0},
@@ -132,7 +132,7 @@ func TestParseSelector_Errors(t *testing.T) {
 		{"/app", `unable to parse requirement: <nil>: Invalid value: "/app": prefix part must be non-empty`, 0},
 		{"app=-web", `unable to parse requirement: values[0][app]: Invalid value: "-web": ` + badValueMsg, 4},
 		{"app in (ok, bad_)", `unable to parse requirement: values[0][app]: Invalid value: "bad_": ` + badValueMsg, 12},
-		{"app=" + long, `unable to parse requirement: values[0][app]: Invalid value: "` + long + `": must be no more than 63 characters`, 4},
+		{"app=" + long, `unable to parse requirement: values[0][app]: Invalid value: "` + long + `": must be no more than 63 bytes`, 4},
 		{"n>x", `unable to parse requirement: values[0]: Invalid value: "x": for 'Gt', 'Lt' operators, the value must be an integer`, 2},
 	}
 	for _, tt := range tests {

@@ -188,6 +188,10 @@ func resourceList(gv string) any {
 		}
 		resources = append(resources, apiResource{Name: r.Name, SingularName: r.Singular, Namespaced: r.Namespaced,
 			Kind: r.Kind, Verbs: r.verbs(), ShortNames: r.ShortNames, Categories: r.Categories})
+		if r.HasFinalize {
+			resources = append(resources, apiResource{Name: r.Name + "/finalize", Namespaced: r.Namespaced,
+				Kind: r.Kind, Verbs: []string{"update"}})
+		}
 		if r.HasStatus {
 			resources = append(resources, apiResource{Name: r.Name + "/status", Namespaced: r.Namespaced,
 				Kind: r.Kind, Verbs: []string{"get", "patch", "update"}})

@@ -57,14 +57,29 @@ func errConflict(r *resource, name string) *api.Status {
 
 func errPreconditionRV(r *resource, name, want string, have uint64) *api.Status {
 	return newStatus(http.StatusConflict, api.StatusReasonConflict,
-		fmt.Sprintf("Operation cannot be fulfilled on %s %q: the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%d). The object might have been modified", r.Kind, name, want, have),
+		fmt.Sprintf("Operation cannot be fulfilled on %s %q: the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%d). The object might have been modified", r.kindGroup(), name, want, have),
 		&api.StatusDetails{Name: name, Group: r.Group, Kind: r.Kind})
 }
 
+// errPreconditionUID is a DELETE whose precondition names another uid: the
+// generic registry's BeforeDelete answer, which names the kind (not the
+// resource) as the group-resource.
 func errPreconditionUID(r *resource, name, want, have string) *api.Status {
 	return newStatus(http.StatusConflict, api.StatusReasonConflict,
-		fmt.Sprintf("Operation cannot be fulfilled on %s %q: Precondition failed: UID in precondition: %s, UID in object meta: %s", r.Kind, name, want, have),
+		fmt.Sprintf("Operation cannot be fulfilled on %s %q: the UID in the precondition (%s) does not match the UID in record (%s). The object might have been deleted and then recreated", r.kindGroup(), name, want, have),
 		&api.StatusDetails{Name: name, Group: r.Group, Kind: r.Kind})
+}
+
+// errStorageUIDPrecondition is a PUT whose body names another uid: the
+// storage layer's failed precondition (a StorageError of code 4, "invalid
+// object"), which the registry turns into a 409 Conflict, key and all.
+func errStorageUIDPrecondition(existing *record, uid string) *api.Status {
+	r := existing.res
+	key := "/registry/" + r.Name + "/" + existing.key // built-in kinds: no group in the etcd key
+	return newStatus(http.StatusConflict, api.StatusReasonConflict,
+		fmt.Sprintf("Operation cannot be fulfilled on %s %q: StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s",
+			r.GroupResource(), existing.name, key, uid, stringAt(mapAt(existing.obj, "metadata"), "uid")),
+		qualifiedDetails(r, existing.name))
 }
 
 func errBadRequest(format string, args ...any) *api.Status {

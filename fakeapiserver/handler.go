@@ -25,7 +25,7 @@ type request struct {
 	res  *resource
 	ns   string
 	name string
-	sub  string // "" or "status"
+	sub  string // "", "status" or "finalize"
 }
 
 // ServeHTTP answers one HTTP request the way kube-apiserver would.
@@ -101,7 +101,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 // parseRequest maps a URL and method to a request:
 //
 //	/api/v1/namespaces/{ns}/{resource}[/{name}[/status]]   namespaced
-//	/api/v1/{resource}[/{name}[/status]]                   cluster-scoped, or all namespaces
+//	/api/v1/{resource}[/{name}[/status|/finalize]]         cluster-scoped, or all namespaces
 //	/apis/{group}/{version}/...                            the same for a named group
 //	/api/v1/watch/...                                      the old spelling of ?watch=true
 func parseRequest(req *http.Request) (*request, *api.Status) {
@@ -147,7 +147,7 @@ func parseRequest(req *http.Request) (*request, *api.Status) {
 	case rq.res == nil,
 		rq.res.Namespaced && !nsForm && rq.name != "", // /api/v1/pods/foo
 		!rq.res.Namespaced && nsForm,
-		rq.sub != "" && (rq.sub != "status" || !rq.res.HasStatus):
+		rq.sub != "" && !rq.res.hasSubresource(rq.sub):
 		return nil, errUnknownResource()
 	}
 	if rq.name != "" && strings.ContainsAny(rq.name, "%") {
@@ -188,6 +188,7 @@ func parseRequest(req *http.Request) (*request, *api.Status) {
 		(rq.verb == "update" || rq.verb == "patch" || rq.verb == "delete") && collection,
 		rq.verb == "deletecollection" && crossNamespace,
 		rq.sub != "" && rq.verb != "get" && rq.verb != "update" && rq.verb != "patch",
+		rq.sub == "finalize" && rq.verb != "update",
 		rq.sub == "" && !slices.Contains(rq.res.verbs(), rq.verb):
 		return nil, errMethodNotAllowed(req.Method)
 	}

@@ -248,3 +248,59 @@ func stringList(v any) []string {
 func jsonEqual(a, b any) bool {
 	return bytes.Equal(encodeObject(a), encodeObject(b))
 }
+
+// setDefault sets m[key] to v when m has no such key.
+func setDefault(m map[string]any, key string, v any) {
+	if _, ok := m[key]; !ok {
+		m[key] = v
+	}
+}
+
+// remarshal converts decoded JSON into a typed value.
+func remarshal(in any, out any) error {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, out)
+}
+
+// mapTyped are the keys whose values are Go maps with omitempty in the real
+// types (labels, annotations, a ConfigMap's data, a selector's
+// matchLabels...): an empty one is not stored, as the real server decodes
+// into its types and encodes them again. An empty struct ({}: resources,
+// securityContext) is a value and stays.
+var mapTyped = map[string]bool{"labels": true, "annotations": true, "data": true,
+	"binaryData": true, "nodeSelector": true, "matchLabels": true}
+
+// pruneEmpty drops what the real server's round trip through its Go types
+// drops: null values, empty lists, and empty maps under mapTyped keys. So a
+// body with "labels": {} or "finalizers": [] stores the same object as one
+// without, and a patch that adds only such an empty value writes nothing.
+// creationTimestamp stays even when null (a zero metav1.Time encodes as
+// null, as in a pod template).
+func pruneEmpty(obj map[string]any) {
+	for k, v := range obj {
+		switch v := v.(type) {
+		case nil:
+			if k != "creationTimestamp" {
+				delete(obj, k)
+			}
+		case []any:
+			if len(v) == 0 {
+				delete(obj, k)
+				continue
+			}
+			for _, e := range v {
+				if m, ok := e.(map[string]any); ok {
+					pruneEmpty(m)
+				}
+			}
+		case map[string]any:
+			pruneEmpty(v)
+			if len(v) == 0 && mapTyped[k] {
+				delete(obj, k)
+			}
+		}
+	}
+}

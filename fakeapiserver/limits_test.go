@@ -62,14 +62,17 @@ func TestLimits_ObjectOver1_5MiB(t *testing.T) {
 	big := strings.Repeat("x", maxObjectBytes)
 	half := strings.Repeat("x", maxObjectBytes/2)
 	for _, tc := range []struct{ name, method, path, ctype, body string }{
-		{"create", http.MethodPost, "/api/v1/namespaces/default/configmaps", "application/json",
-			`{"metadata":{"name":"big"},"data":{"k":"` + big + `"}}`},
-		{"update", http.MethodPut, "/api/v1/namespaces/default/configmaps/cm", "application/json",
-			`{"metadata":{"name":"cm"},"data":{"k":"` + big + `"}}`},
-		{"merge patch", http.MethodPatch, "/api/v1/namespaces/default/configmaps/cm", string(MergePatchType),
-			`{"data":{"a":"` + half + `","b":"` + half + `"}}`},
-		{"strategic merge patch", http.MethodPatch, "/api/v1/namespaces/default/pods/p", string(StrategicMergePatchType),
-			`{"spec":{"containers":[{"name":"c","args":["` + big + `"]}]}}`},
+		// A ConfigMap's data is validated to 1 MiB and a pod's spec is
+		// immutable, so the big writes go into a ReplicaSet's pod template
+		// (container args and env are not size-checked by validation).
+		{"create", http.MethodPost, "/apis/apps/v1/namespaces/default/replicasets", "application/json",
+			`{"metadata":{"name":"big"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i","args":["` + big + `"]}]}}}}`},
+		{"update", http.MethodPut, "/apis/apps/v1/namespaces/default/replicasets/rs", "application/json",
+			`{"metadata":{"name":"rs"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i","args":["` + big + `"]}]}}}}`},
+		{"merge patch", http.MethodPatch, "/apis/apps/v1/namespaces/default/replicasets/rs", string(MergePatchType),
+			`{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"i","args":["` + half + `","` + half + `"]}]}}}}`},
+		{"strategic merge patch", http.MethodPatch, "/apis/apps/v1/namespaces/default/replicasets/rs", string(StrategicMergePatchType),
+			`{"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"name":"BIG","value":"` + big + `"}]}]}}}}`},
 		{"json patch", http.MethodPatch, "/apis/apps/v1/namespaces/default/replicasets/rs", string(JSONPatchType),
 			`[{"op":"add","path":"/spec/template/metadata/annotations","value":{"a":"b"}},{"op":"add","path":"/spec/x","value":"` + big + `"}]`},
 		{"update of the status", http.MethodPut, "/api/v1/namespaces/default/pods/p/status", "application/json",
@@ -98,8 +101,9 @@ func TestLimits_ObjectCannotGrowThroughPatches(t *testing.T) {
 	chunk := strings.Repeat("y", 400<<10)
 	var accepted int
 	for i := range 10 {
-		r := e.do(http.MethodPatch, "/api/v1/namespaces/default/configmaps/cm",
-			`{"data":{"k`+strconv.Itoa(i)+`":"`+chunk+`"}}`, "Content-Type", string(MergePatchType))
+		r := e.do(http.MethodPatch, "/apis/apps/v1/namespaces/default/replicasets/rs",
+			`{"spec":{"template":{"spec":{"containers":[{"name":"c","env":[{"name":"K`+strconv.Itoa(i)+`","value":"`+chunk+`"}]}]}}}}`,
+			"Content-Type", string(StrategicMergePatchType))
 		if r.code == http.StatusInternalServerError {
 			require.Equal(t, etcdTooLarge, string(r.body))
 			break
@@ -108,11 +112,21 @@ func TestLimits_ObjectCannotGrowThroughPatches(t *testing.T) {
 		accepted++
 	}
 	require.Equal(t, 3, accepted, "three 400 KiB values fit in 1.5 MiB, a fourth does not")
-	got := e.get("/api/v1/namespaces/default/configmaps/cm")
+	got := e.get("/apis/apps/v1/namespaces/default/replicasets/rs")
 	require.LessOrEqual(t, len(got.body), maxObjectBytes)
-	var cm api.ConfigMap
-	got.decode(t, &cm)
-	require.Len(t, cm.Data, 4) // k plus the three accepted
+	var rs struct {
+		Spec struct {
+			Template struct {
+				Spec struct {
+					Containers []struct {
+						Env []struct{ Name string } `json:"env"`
+					} `json:"containers"`
+				} `json:"spec"`
+			} `json:"template"`
+		} `json:"spec"`
+	}
+	got.decode(t, &rs)
+	require.Len(t, rs.Spec.Template.Spec.Containers[0].Env, 3, "the three accepted")
 }
 
 // The patch that took a server down: four thousand copies of a 1 MiB
@@ -141,7 +155,10 @@ func TestLimits_CopyAmplifyingJSONPatch(t *testing.T) {
 	runtime.ReadMemStats(&m1)
 
 	require.Equal(t, http.StatusUnprocessableEntity, r.code, "%.300s", r.body)
-	require.Contains(t, r.status(t).Message, "Unable to complete the copy, the accumulated size increase of copy is")
+	// The real patch handler hides json-patch's words ("Unable to complete
+	// the copy, the accumulated size increase of copy is ..."): a JSON
+	// patch that fails to apply is NewGenericServerResponse(422).
+	require.Equal(t, "the server rejected our request due to an error in our request", r.status(t).Message)
 	require.Less(t, m1.TotalAlloc-m0.TotalAlloc, uint64(100<<20), "bytes allocated while answering")
 	require.Less(t, took, 5*time.Second)
 	require.Equal(t, before, e.requireTypedListsDecode())

@@ -45,10 +45,6 @@ func checkNamespace(r *resource, meta map[string]any, ns string) *api.Status {
 	return nil
 }
 
-// serverManaged are metadata fields only the server sets.
-var serverManaged = []string{"uid", "resourceVersion", "generation", "creationTimestamp",
-	"deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "managedFields"}
-
 func (s *Server) validate(r *resource, obj map[string]any) *api.Status {
 	meta := mapAt(obj, "metadata")
 	causes := validateMeta(r, meta)
@@ -76,9 +72,7 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 	if rv := stringAt(meta, "resourceVersion"); rv != "" {
 		return nil, errBadRequest("resourceVersion should not be set on objects to be created")
 	}
-	for _, f := range serverManaged {
-		delete(meta, f)
-	}
+	r.beforeCreate(meta)
 	generate := stringAt(meta, "name") == "" && stringAt(meta, "generateName") != ""
 	if generate {
 		meta["name"] = stringAt(meta, "generateName") + generateNameSuffix()
@@ -89,6 +83,7 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 	if r.InitialStatus != nil {
 		obj["status"] = r.InitialStatus(obj)
 	}
+	pruneEmpty(obj)
 	if st := s.validate(r, obj); st != nil {
 		return nil, st
 	}
@@ -119,9 +114,6 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 	}
 	meta["uid"] = newUID()
 	meta["creationTimestamp"] = s.now()
-	if r.HasGeneration {
-		meta["generation"] = jsonInt(1)
-	}
 	if dryRun {
 		return dryRunRecord(r, obj), nil
 	}
@@ -162,13 +154,21 @@ func (s *Server) update(r *resource, ns, name, subresource string, obj map[strin
 	if existing == nil {
 		return nil, errNotFound(r, name)
 	}
+	// A PUT body's uid is a precondition (rest.DefaultUpdatedObjectInfo's
+	// Preconditions), checked by the storage layer before anything else;
+	// a patch has none, so a patched uid is refused as immutable instead.
+	if uid := stringAt(meta, "uid"); uid != "" && uid != stringAt(mapAt(existing.obj, "metadata"), "uid") {
+		return nil, errStorageUIDPrecondition(existing, uid)
+	}
 	return s.updateLocked(existing, subresource, obj, dryRun)
 }
 
 // updateLocked is the heart of update and patch: it checks the client's
-// resourceVersion, keeps what the client may not change, bumps generation
-// when the spec changed, skips no-op writes, and deletes an object whose
-// last finalizer was removed during deletion.
+// resourceVersion, lets the resource's strategy keep what this kind of
+// write may not change, validates, bumps generation when the spec changed,
+// skips no-op writes, and deletes an object whose last finalizer was
+// removed during deletion. subresource is "" (the object), "status" or
+// "finalize".
 func (s *Server) updateLocked(existing *record, subresource string, obj map[string]any, dryRun bool) (*record, *api.Status) {
 	r := existing.res
 	meta := ensureMap(obj, "metadata")
@@ -182,63 +182,40 @@ func (s *Server) updateLocked(existing *record, subresource string, obj map[stri
 		}
 	}
 
-	var next map[string]any
+	old := existing.obj
+	oldMeta := mapAt(old, "metadata")
+	next := obj
 	switch subresource {
 	case "status":
-		// Only the status changes; everything else stays as stored.
-		next = copyObject(existing.obj)
-		if status, ok := obj["status"]; ok {
-			next["status"] = status
-		}
+		r.prepareForStatusUpdate(next, old)
+	case "finalize":
+		copyField(next, old, "status")
 	default:
-		next = obj
-		oldMeta := mapAt(existing.obj, "metadata")
-		for _, f := range serverManaged {
-			if v, ok := oldMeta[f]; ok {
-				meta[f] = deepCopy(v)
-			} else {
-				delete(meta, f)
-			}
-		}
-		if r.HasStatus {
-			// The main resource ignores status, as on the real server.
-			if status, ok := existing.obj["status"]; ok {
-				next["status"] = deepCopy(status)
-			} else {
-				delete(next, "status")
-			}
-		}
-		if r.Default != nil {
-			r.Default(next)
-		}
-		if r.HasGeneration && !jsonEqual(next["spec"], existing.obj["spec"]) {
-			meta["generation"] = jsonInt(intAt(oldMeta, "generation") + 1)
-		}
+		r.prepareForUpdate(next, old)
 	}
-	if st := s.validate(r, next); st != nil {
+	if r.Default != nil {
+		// Defaults apply whenever a body is decoded, subresources too.
+		r.Default(next)
+	}
+	beforeUpdate(meta, oldMeta)
+	if subresource == "" && r.HasGeneration && !jsonEqual(next["spec"], old["spec"]) {
+		meta["generation"] = jsonInt(intAt(oldMeta, "generation") + 1)
+	}
+	pruneEmpty(next)
+	if st := s.validateUpdate(r, subresource, next, old); st != nil {
 		return nil, st
 	}
-	nextMeta := mapAt(next, "metadata")
-	deleting := nextMeta["deletionTimestamp"] != nil
-	if deleting {
-		old := stringList(valueAt(existing.obj, "metadata", "finalizers"))
-		for _, f := range stringList(nextMeta["finalizers"]) {
-			if !slices.Contains(old, f) {
-				return nil, errInvalid(r.Kind, r.Group, existing.name, []api.StatusCause{
-					forbidden("metadata.finalizers", fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers []string{%q}", f))})
-			}
-		}
-	}
-	nextMeta["resourceVersion"] = strconv.FormatUint(existing.rv, 10)
-	if jsonEqual(next, existing.obj) {
+	deleting := meta["deletionTimestamp"] != nil
+	meta["resourceVersion"] = strconv.FormatUint(existing.rv, 10)
+	if jsonEqual(next, old) {
 		return existing, nil // nothing changed: no new resourceVersion, no event
 	}
 	if dryRun {
-		return dryRunRecord(r, next), nil
+		return dryRunUpdateRecord(r, next, existing.rv), nil
 	}
 	st := s.store
-	if deleting && len(stringList(nextMeta["finalizers"])) == 0 &&
-		intAt(mapAt(existing.obj, "metadata"), "deletionGracePeriodSeconds") == 0 {
+	if deleting && len(stringList(meta["finalizers"])) == 0 &&
+		intAt(oldMeta, "deletionGracePeriodSeconds") == 0 {
 		// The last finalizer is gone: the object goes. Watchers see one
 		// DELETED carrying the last stored state, as etcd's delete event does.
 		// A pod still in its grace period (deletionGracePeriodSeconds > 0)
@@ -256,6 +233,33 @@ func (s *Server) updateLocked(existing *record, subresource string, obj map[stri
 	rec := newRecord(r, next, rv)
 	st.commitLocked(&event{typ: api.Modified, rv: rv, res: r, obj: rec, prev: existing})
 	return rec, nil
+}
+
+// validateUpdate runs the checks of one kind of update: the metadata rules
+// every kind shares, then the strategy's own.
+func (s *Server) validateUpdate(r *resource, subresource string, obj, old map[string]any) *api.Status {
+	meta := mapAt(obj, "metadata")
+	causes := validateMeta(r, meta)
+	causes = append(causes, validateMetaUpdate(meta, mapAt(old, "metadata"))...)
+	switch subresource {
+	case "status":
+		if r.ValidateStatusUpdate != nil {
+			causes = append(causes, r.ValidateStatusUpdate(obj, old)...)
+		}
+	case "finalize":
+		causes = append(causes, validateNamespaceFinalize(obj, old)...)
+	default:
+		if r.Validate != nil {
+			causes = append(causes, r.Validate(obj)...)
+		}
+		if r.ValidateUpdate != nil {
+			causes = append(causes, r.ValidateUpdate(obj, old)...)
+		}
+	}
+	if len(causes) > 0 {
+		return errInvalid(r.Kind, r.Group, stringAt(meta, "name"), causes)
+	}
+	return nil
 }
 
 // PatchType is the Content-Type of a PATCH request.
@@ -301,6 +305,16 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 	case err == nil:
 	case errors.Is(err, patch.ErrTooLarge):
 		return nil, newStatus(413, api.StatusReasonRequestEntityTooLarge, err.Error(), nil)
+	case errors.Is(err, patch.ErrNotApplicable) && pt == JSONPatchType:
+		// A JSON patch that does not fit the object (a failed "test", a
+		// path that does not exist, an unknown op, the copy budget): the
+		// real patch handler answers NewGenericServerResponse(422, ...)
+		// without the json-patch library's words, which only the server's
+		// log sees. The fake logs them (Options.Logger).
+		if l := s.opts.Logger; l != nil {
+			l.Info("fakeapiserver: json patch refused", "resource", r.Name, "namespace", ns, "name", name, "err", err)
+		}
+		return nil, newStatus(422, api.StatusReasonInvalid, "the server rejected our request due to an error in our request", &api.StatusDetails{})
 	case errors.Is(err, patch.ErrNotApplicable):
 		// The patch is well formed but does not fit the object (a failed
 		// JSON patch "test", a path that does not exist): 422, as the real
@@ -312,7 +326,7 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 	if st := typeCheckPatched(r, pt, patched, body); st != nil {
 		return nil, st
 	}
-	if st := checkTypeMeta(r, patched); st != nil {
+	if st := checkPatchedTypeMeta(r, pt, patched); st != nil {
 		return nil, st
 	}
 	meta := ensureMap(patched, "metadata")
@@ -325,6 +339,23 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 			invalid("metadata.namespace", meta["namespace"], "field is immutable")})
 	}
 	return s.updateLocked(existing, subresource, patched, dryRun)
+}
+
+// checkPatchedTypeMeta answers a patch that changes kind or apiVersion as
+// the real server does: a JSON or merge patch's result is decoded by the
+// codec, which looks the new kind up in its scheme and fails (422 on the
+// field "patch"); a strategic merge patch's result goes through the
+// unstructured converter into the typed object, which ignores both.
+func checkPatchedTypeMeta(r *resource, pt PatchType, patched map[string]any) *api.Status {
+	kind, _ := patched["kind"].(string)
+	version, _ := patched["apiVersion"].(string)
+	if pt != StrategicMergePatchType && (kind != r.Kind || version != r.GroupVersion()) {
+		return errInvalid("", "", "", []api.StatusCause{invalid("patch", string(encodeObject(patched)),
+			fmt.Sprintf("no kind %q is registered for version %q in scheme %q", kind, version, "pkg/api/legacyscheme/scheme.go:30"))})
+	}
+	patched["kind"] = r.Kind
+	patched["apiVersion"] = r.GroupVersion()
+	return nil
 }
 
 // deleteOptions are the parts of DeleteOptions the server honours.
@@ -428,4 +459,12 @@ func dryRunRecord(r *resource, obj map[string]any) *record {
 	delete(mapAt(rec.obj, "metadata"), "resourceVersion")
 	rec.raw = encodeObject(rec.obj)
 	return rec
+}
+
+// dryRunUpdateRecord is what a dryRun=All update or patch answers: the
+// object as it would be stored, still carrying the stored object's
+// resourceVersion (the real server's dry-run update returns the object
+// before the storage layer would have stamped a new one).
+func dryRunUpdateRecord(r *resource, obj map[string]any, rv uint64) *record {
+	return newRecord(r, obj, rv)
 }

@@ -30,11 +30,9 @@ type resource struct {
 	// HasGeneration: metadata.generation starts at 1 and is bumped when the
 	// spec changes (or deletion starts).
 	HasGeneration bool
-	// GracefulDelete: a DELETE first marks the object (deletionTimestamp,
-	// a MODIFIED event) and then removes it (a DELETED event), as the real
-	// server does for pods not bound to a node; a bound pod stays marked
-	// until a delete with grace 0 (see graceful.go).
-	GracefulDelete bool
+	// HasFinalize: the object has a /finalize subresource, the only way
+	// to change its spec.finalizers (namespaces).
+	HasFinalize bool
 	// Fields lists the field-selector fields the real server supports for
 	// this resource, beyond metadata.name and metadata.namespace (its
 	// field-label conversion function, e.g. pkg/apis/core/v1's for Pod). A
@@ -49,12 +47,9 @@ type resource struct {
 	// FieldAliases are field labels the real server accepts and renames
 	// (a pod's legacy spec.host is spec.nodeName).
 	FieldAliases map[string]string
-	// Default fills in what the real server defaults (on create and update).
-	Default func(obj map[string]any)
-	// InitialStatus replaces whatever status a create sends (nil: keep it).
-	InitialStatus func(obj map[string]any) map[string]any
-	// Validate reports invalid fields (the 422 causes) beyond the name.
-	Validate func(obj map[string]any) []api.StatusCause
+	// strategy holds the resource's rules for create, update, status
+	// update and delete (strategy.go, and strategy_<resource>.go per row).
+	strategy
 	// Columns are the kubectl get columns (the server-side Table).
 	Columns []column
 	// New makes an empty typed object, for the Go API.
@@ -67,35 +62,31 @@ var registry = []*resource{
 	{
 		Version: "v1", Name: "pods", Singular: "pod", Kind: "Pod",
 		ShortNames: []string{"po"}, Categories: []string{"all"}, Namespaced: true,
-		HasStatus: true, HasGeneration: true, GracefulDelete: true,
+		HasStatus: true, HasGeneration: true,
 		Fields: []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
 			"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
 			"status.podIPs", "status.nominatedNodeName"},
 		FieldDefaults: map[string]string{"spec.hostNetwork": "false"},
 		FieldAliases:  map[string]string{"spec.host": "spec.nodeName"},
-		Default:       defaultPod,
-		InitialStatus: func(map[string]any) map[string]any {
-			return map[string]any{"phase": "Pending", "qosClass": "BestEffort"}
-		},
-		Validate: validatePod,
-		Columns:  podColumns,
-		New:      func() api.Object { return new(api.Pod) },
+		strategy:      podStrategy,
+		Columns:       podColumns,
+		New:           func() api.Object { return new(api.Pod) },
 	},
 	{
 		Version: "v1", Name: "configmaps", Singular: "configmap", Kind: "ConfigMap",
 		ShortNames: []string{"cm"}, Namespaced: true,
-		Columns: configMapColumns,
-		New:     func() api.Object { return new(api.ConfigMap) },
+		strategy: configMapStrategy,
+		Columns:  configMapColumns,
+		New:      func() api.Object { return new(api.ConfigMap) },
 	},
 	{
 		Version: "v1", Name: "namespaces", Singular: "namespace", Kind: "Namespace",
-		ShortNames: []string{"ns"}, Namespaced: false, HasStatus: true,
-		Verbs:         []string{"create", "delete", "get", "list", "patch", "update", "watch"}, // no deletecollection
-		Fields:        []string{"status.phase"},
-		Default:       defaultNamespace,
-		InitialStatus: func(map[string]any) map[string]any { return map[string]any{"phase": "Active"} },
-		Columns:       namespaceColumns,
-		New:           func() api.Object { return new(api.Namespace) },
+		ShortNames: []string{"ns"}, Namespaced: false, HasStatus: true, HasFinalize: true,
+		Verbs:    []string{"create", "delete", "get", "list", "patch", "update", "watch"}, // no deletecollection
+		Fields:   []string{"status.phase"},
+		strategy: namespaceStrategy,
+		Columns:  namespaceColumns,
+		New:      func() api.Object { return new(api.Namespace) },
 	},
 	{
 		Group: "apps", Version: "v1", Name: "replicasets", Singular: "replicaset", Kind: "ReplicaSet",
@@ -104,11 +95,9 @@ var registry = []*resource{
 		// No Fields: apps/v1 registers no field-label conversion for
 		// ReplicaSet, so status.replicas is refused (unlike core/v1
 		// ReplicationController, which allows it).
-		Default:       defaultReplicaSet,
-		InitialStatus: func(map[string]any) map[string]any { return map[string]any{"replicas": jsonInt(0)} },
-		Validate:      validateReplicaSet,
-		Columns:       replicaSetColumns,
-		New:           func() api.Object { return new(api.ReplicaSet) },
+		strategy: replicaSetStrategy,
+		Columns:  replicaSetColumns,
+		New:      func() api.Object { return new(api.ReplicaSet) },
 	},
 }
 
@@ -142,6 +131,20 @@ func (r *resource) GroupResource() string {
 		return r.Name
 	}
 	return r.Name + "." + r.Group
+}
+
+// hasSubresource reports whether the resource serves /name/sub.
+func (r *resource) hasSubresource(sub string) bool {
+	return (sub == "status" && r.HasStatus) || (sub == "finalize" && r.HasFinalize)
+}
+
+// kindGroup is "ConfigMap" or "ReplicaSet.apps": a kind qualified by its
+// group, as BeforeDelete's messages name it.
+func (r *resource) kindGroup() string {
+	if r.Group == "" {
+		return r.Kind
+	}
+	return r.Kind + "." + r.Group
 }
 
 // supportsField reports whether a field selector may use field.

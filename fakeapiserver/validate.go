@@ -1,8 +1,10 @@
 package fakeapiserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/kinformer/kinformer/api"
@@ -29,7 +31,7 @@ var (
 
 func isDNS1123Subdomain(s string) string {
 	if len(s) > 253 {
-		return "must be no more than 253 characters"
+		return "must be no more than 253 bytes"
 	}
 	if !dns1123SubdomainRe.MatchString(s) {
 		return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '" + dns1123SubdomainFmt + "')"
@@ -39,7 +41,7 @@ func isDNS1123Subdomain(s string) string {
 
 func isDNS1123Label(s string) string {
 	if len(s) > 63 {
-		return "must be no more than 63 characters"
+		return "must be no more than 63 bytes"
 	}
 	if !dns1123LabelRe.MatchString(s) {
 		return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '" + dns1123LabelFmt + "')"
@@ -64,7 +66,7 @@ func isQualifiedName(s string) string {
 		return "name part must be non-empty"
 	}
 	if len(name) > 63 {
-		return "name part must be no more than 63 characters"
+		return "name part must be no more than 63 bytes"
 	}
 	if !qualifiedNameRe.MatchString(name) {
 		return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '" + qualifiedNameFmt + "')"
@@ -74,7 +76,7 @@ func isQualifiedName(s string) string {
 
 func isLabelValue(s string) string {
 	if len(s) > 63 {
-		return "must be no more than 63 characters"
+		return "must be no more than 63 bytes"
 	}
 	if !labelValueRe.MatchString(s) {
 		return "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '" + labelValueFmt + "')"
@@ -103,6 +105,13 @@ func validateMeta(r *resource, meta map[string]any) []api.StatusCause {
 	if f, ok := meta["finalizers"]; ok && f != nil {
 		if _, ok := f.([]any); !ok || len(stringList(f)) != len(f.([]any)) {
 			causes = append(causes, invalid("metadata.finalizers", f, "must be a list of strings"))
+		}
+	}
+	// A finalizer is a qualified name, like a label key (apimachinery's
+	// ValidateFinalizerName); one without a domain only draws a warning.
+	for _, f := range stringList(meta["finalizers"]) {
+		if msg := isQualifiedName(f); msg != "" {
+			causes = append(causes, invalid("metadata.finalizers", f, msg))
 		}
 	}
 	return causes
@@ -135,75 +144,32 @@ func validateStringMap(v any, field string, isLabels bool) []api.StatusCause {
 	return causes
 }
 
-func validatePod(obj map[string]any) []api.StatusCause {
-	return validatePodSpec(mapAt(obj, "spec"), "spec")
-}
-
-func validatePodSpec(spec map[string]any, path string) []api.StatusCause {
-	containers, _ := valueAt(spec, "containers").([]any)
-	if len(containers) == 0 {
-		return []api.StatusCause{required(path + ".containers")}
-	}
+// validateMetaUpdate is apimachinery's ValidateObjectMetaUpdate: what an
+// update may not change about an object's identity and deletion. It runs
+// after beforeUpdate, so only what the client really changed is left.
+func validateMetaUpdate(meta, oldMeta map[string]any) []api.StatusCause {
 	var causes []api.StatusCause
-	seen := map[string]bool{}
-	for i, c := range containers {
-		field := fmt.Sprintf("%s.containers[%d]", path, i)
-		cm, ok := c.(map[string]any)
-		if !ok {
-			causes = append(causes, invalid(field, c, "must be an object"))
-			continue
-		}
-		name := stringAt(cm, "name")
-		switch {
-		case name == "":
-			causes = append(causes, required(field+".name"))
-		case isDNS1123Label(name) != "":
-			causes = append(causes, invalid(field+".name", name, isDNS1123Label(name)))
-		case seen[name]:
-			causes = append(causes, api.StatusCause{Type: api.CauseTypeFieldValueDuplicate, Field: field + ".name", Message: fmt.Sprintf("Duplicate value: %q", name)})
-		}
-		seen[name] = true
-		if stringAt(cm, "image") == "" {
-			causes = append(causes, required(field+".image"))
+	if oldMeta["deletionTimestamp"] != nil {
+		old := stringList(oldMeta["finalizers"])
+		for _, f := range stringList(meta["finalizers"]) {
+			if !slices.Contains(old, f) {
+				causes = append(causes, forbidden("metadata.finalizers",
+					fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers []string{%q}", f)))
+			}
 		}
 	}
-	switch p := stringAt(spec, "restartPolicy"); p {
-	case "", "Always", "OnFailure", "Never":
-	default:
-		causes = append(causes, notSupported(path+".restartPolicy", p, "Always", "OnFailure", "Never"))
+	for _, f := range []string{"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"} {
+		if !jsonEqual(meta[f], oldMeta[f]) {
+			causes = append(causes, invalid("metadata."+f, immutableValue(meta[f]), "field is immutable"))
+		}
 	}
 	return causes
 }
 
-func validateReplicaSet(obj map[string]any) []api.StatusCause {
-	spec := mapAt(obj, "spec")
-	var causes []api.StatusCause
-	if n := intAt(spec, "replicas"); n < 0 {
-		causes = append(causes, invalid("spec.replicas", spec["replicas"], "must be greater than or equal to 0"))
+// immutableValue is how field.Invalid prints a missing value: null.
+func immutableValue(v any) any {
+	if v == nil {
+		return json.RawMessage("null")
 	}
-	sel := mapAt(spec, "selector")
-	exprs, _ := valueAt(sel, "matchExpressions").([]any)
-	if len(mapAt(sel, "matchLabels")) == 0 && len(exprs) == 0 {
-		causes = append(causes, required("spec.selector"))
-		return causes
-	}
-	selector, err := labelSelectorOf(sel)
-	if err != nil {
-		return append(causes, invalid("spec.selector", sel, err.Error()))
-	}
-	template := mapAt(spec, "template")
-	tmplLabels := stringMap(valueAt(template, "metadata", "labels"))
-	if !selector.Matches(tmplLabels) {
-		causes = append(causes, invalid("spec.template.metadata.labels", valueAt(template, "metadata", "labels"), "`selector` does not match template `labels`"))
-	}
-	return append(causes, validatePodSpec(mapAt(template, "spec"), "spec.template.spec")...)
-}
-
-// labelSelectorOf turns a decoded metav1.LabelSelector into a Selector.
-func labelSelectorOf(sel map[string]any) (api.Selector, error) {
-	var ls api.LabelSelector
-	if err := remarshal(sel, &ls); err != nil {
-		return api.Selector{}, err
-	}
-	return ls.AsSelector()
+	return v
 }

@@ -172,8 +172,11 @@ func TestUpdate_ConflictOnStaleResourceVersion(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, r.code)
 }
 
-// The main resource ignores status; the /status subresource changes only
-// status. (That split is why a controller writes status with UpdateStatus.)
+// The main resource ignores status; the /status subresource ignores spec.
+// (That split is why a controller writes status with UpdateStatus.) Labels
+// and annotations change through either, as on the real server: the status
+// strategies of pods, ReplicaSets and namespaces keep only the spec (and a
+// pod's ownerReferences) from the stored object.
 func TestUpdate_StatusSubresourceSplit(t *testing.T) {
 	e := newEnv(t, Options{})
 	p := e.createPod("default", "web", nil)
@@ -188,14 +191,16 @@ func TestUpdate_StatusSubresourceSplit(t *testing.T) {
 	p = got.(*api.Pod)
 	p.Status.Phase = api.PodRunning
 	p.Status.PodIP = "10.0.0.7"
-	p.Labels = map[string]string{"a": "ignored"}
+	p.Labels = map[string]string{"a": "from-status"}
+	p.Spec.NodeName = "node-9"
 	r := e.do(http.MethodPut, "/api/v1/namespaces/default/pods/web/status", mustJSON(t, p))
 	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
 	var after api.Pod
 	r.decode(t, &after)
 	require.Equal(t, api.PodRunning, after.Status.Phase)
 	require.Equal(t, "10.0.0.7", after.Status.PodIP)
-	require.Equal(t, "b", after.Labels["a"], "PUT on /status ignores everything but status")
+	require.Equal(t, "from-status", after.Labels["a"], "PUT on /status applies labels too")
+	require.Empty(t, after.Spec.NodeName, "PUT on /status ignores spec")
 	require.Equal(t, int64(1), after.Generation, "a status change does not bump generation")
 
 	r = e.do(http.MethodGet, "/api/v1/namespaces/default/configmaps/x/status", "")
@@ -264,17 +269,27 @@ func TestPatch_ThreeTypes(t *testing.T) {
 	r.decode(t, &p)
 	require.Equal(t, "busybox:2", p.Spec.Containers[0].Image)
 
-	// A strategic merge patch merges containers by name instead of replacing the list.
-	r = patch("application/strategic-merge-patch+json", `{"spec":{"containers":[{"name":"sidecar","image":"envoy:2"}]}}`)
-	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
-	r.decode(t, &p)
-	require.Equal(t, []api.Container{{Name: "c", Image: "busybox:2"}, {Name: "sidecar", Image: "envoy:2"}}, p.Spec.Containers)
+	// A strategic merge patch merges containers by name instead of
+	// replacing the list. (A pod's container list is immutable, as on the
+	// real server, so this and the next step patch a ReplicaSet's template.)
+	rs := `{"metadata":{"name":"web"},"spec":{"selector":{"matchLabels":{"app":"web"}},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"busybox"}]}}}}`
+	require.Equal(t, http.StatusCreated, e.do(http.MethodPost, "/apis/apps/v1/namespaces/default/replicasets", rs).code)
+	patchRS := func(ctype, body string) []api.Container {
+		t.Helper()
+		r := e.do(http.MethodPatch, "/apis/apps/v1/namespaces/default/replicasets/web", body, "Content-Type", ctype)
+		require.Equal(t, http.StatusOK, r.code, "%s", r.body)
+		var got api.ReplicaSet
+		r.decode(t, &got)
+		return got.Spec.Template.Spec.Containers
+	}
+	// Without $setElementOrder an added element goes first, as in
+	// apimachinery's strategicpatch (kubectl apply sends the order).
+	require.Equal(t, []api.Container{{Name: "sidecar", Image: "envoy:2"}, {Name: "c", Image: "busybox"}},
+		patchRS("application/strategic-merge-patch+json", `{"spec":{"template":{"spec":{"containers":[{"name":"sidecar","image":"envoy:2"}]}}}}`))
 
 	// A merge patch replaces the whole list.
-	r = patch("application/merge-patch+json", `{"spec":{"containers":[{"name":"only","image":"x"}]}}`)
-	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
-	r.decode(t, &p)
-	require.Equal(t, []api.Container{{Name: "only", Image: "x"}}, p.Spec.Containers)
+	require.Equal(t, []api.Container{{Name: "only", Image: "x"}},
+		patchRS("application/merge-patch+json", `{"spec":{"template":{"spec":{"containers":[{"name":"only","image":"x"}]}}}}`))
 
 	for _, tc := range []struct {
 		name, ctype, body string

@@ -225,25 +225,23 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, req *http.Request,
 		s.writeStatus(w, req, st)
 		return
 	}
+	// The answer is the list as read before deleting (the registry's
+	// DeleteCollection lists, deletes each item, and returns what it
+	// listed): the items as they were, and the list's resourceVersion.
 	s.store.mu.RLock()
-	var names []string
+	var listed []*record
 	for _, rec := range s.store.recordsLocked(rq.res, rq.ns, "") {
 		if opts.matches(rec) {
-			names = append(names, rec.name)
+			listed = append(listed, rec)
 		}
 	}
+	meta := api.ListMeta{ResourceVersion: strconv.FormatUint(s.store.rv, 10)}
 	s.store.mu.RUnlock()
-	var deleted []*record
-	for _, name := range names {
-		rec, st := s.deleteObject(rq.res, rq.ns, name, delOpts)
-		if st != nil && st.Code != http.StatusNotFound {
+	for _, rec := range listed {
+		if _, st := s.deleteObject(rq.res, rq.ns, rec.name, delOpts); st != nil && st.Code != http.StatusNotFound {
 			s.writeStatus(w, req, st)
 			return
 		}
-		if rec != nil {
-			deleted = append(deleted, rec)
-		}
 	}
-	meta := api.ListMeta{ResourceVersion: s.ResourceVersion()}
-	s.writeJSON(w, req, http.StatusOK, s.renderList(rq.res, outputJSON, meta, deleted))
+	s.writeJSON(w, req, http.StatusOK, s.renderList(rq.res, outputJSON, meta, listed))
 }

@@ -64,7 +64,8 @@ func TestTypedClientReadsAndWrites(t *testing.T) {
 }
 
 // UpdateStatus goes to the /status subresource: it changes the status
-// and nothing else; Update ignores status changes.
+// (and, as on the real server, labels and annotations) but never the spec;
+// Update ignores status changes.
 func TestTypedClientUpdateStatus(t *testing.T) {
 	e := newEnv(t, fakeapiserver.Options{})
 	ctx := context.Background()
@@ -75,11 +76,13 @@ func TestTypedClientUpdateStatus(t *testing.T) {
 	assert.Equal(t, api.PodPending, p.Status.Phase)
 
 	p.Status.Phase = api.PodRunning
-	p.Labels = map[string]string{"ignored": "by-status"}
+	p.Labels = map[string]string{"set": "by-status"}
+	p.Spec.NodeName = "ignored-by-status"
 	p, err = pods.UpdateStatus(ctx, "", p)
 	require.NoError(t, err)
 	assert.Equal(t, api.PodRunning, p.Status.Phase)
-	assert.Empty(t, p.Labels, "the status subresource changes only the status")
+	assert.Equal(t, map[string]string{"set": "by-status"}, p.Labels, "the pod status strategy keeps only the spec")
+	assert.Empty(t, p.Spec.NodeName, "the status subresource never changes the spec")
 
 	p.Status.Phase = api.PodFailed
 	p, err = pods.Update(ctx, "", p)
