@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strconv"
 
@@ -175,7 +176,11 @@ func (s *Server) updateLocked(existing *record, subresource string, obj map[stri
 	if rv, ok := meta["resourceVersion"]; ok && rv != nil && rv != "" {
 		rvs, _ := rv.(string)
 		if _, err := strconv.ParseUint(rvs, 10, 64); err != nil {
-			return nil, errBadRequest("invalid resourceVersion %s in the object's metadata", quoteValue(rv))
+			// The registry's Store.Update parses it with the storage
+			// versioner (APIObjectVersioner.ObjectResourceVersion), whose
+			// plain strconv error no layer converts: the handler answers
+			// it as an unknown error, 500 without a reason.
+			return nil, newStatus(http.StatusInternalServerError, "", err.Error(), nil)
 		}
 		if rvs != strconv.FormatUint(existing.rv, 10) {
 			return nil, errConflict(r, existing.name)
