@@ -11,7 +11,7 @@ import (
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/indexer"
-	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )

@@ -13,7 +13,7 @@ import (
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/fakeapiserver"
-	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/internal/leakcheck"
 	"github.com/kinformer/kinformer/trace"
 )

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/clock"
 )
 
 // Backoff is how long a Reflector waits after a failed list or watch before

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinformer/kinformer/api"
-	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/listwatch"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/api"
-	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/trace"
 )

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/clock"
 )
 
 // benchKeys are 10k distinct "namespace/name" keys.

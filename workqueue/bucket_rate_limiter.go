@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/clock"
 )
 
 // BucketRateLimiter is a token bucket shared by all items: it lets burst

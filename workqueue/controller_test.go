@@ -7,7 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/workqueue"
 )
 

@@ -3,7 +3,7 @@ package workqueue
 import (
 	"time"
 
-	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/clock"
 )
 
 // GaugeMetric is a value that goes up and down (the queue depth).

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/stretchr/testify/require"
 )
 

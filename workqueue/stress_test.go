@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )

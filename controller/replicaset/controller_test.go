@@ -15,7 +15,7 @@ import (
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/informer"
-	"github.com/kinformer/kinformer/internal/clock"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/listwatch"
 )
 

@@ -7,6 +7,10 @@
 // timeout takes no wall-clock time at all and happens exactly when the test
 // says so.
 //
+// The package is public so a controller author can run their own tests the
+// way kinformer's are run: pass a FakeClock in reflector.Options,
+// informer.SharedIndexInformerOptions or workqueue.QueueConfig and step it.
+//
 // This mirrors k8s.io/utils/clock, which client-go uses for the same purpose.
 // The fake clock adds BlockUntilWaiters, so a test can wait until the code under
 // test is actually parked on a timer before it steps time (stepping too early is
