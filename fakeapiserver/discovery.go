@@ -126,6 +126,7 @@ type apiGroup struct {
 // path was one of them.
 func (s *Server) serveDiscovery(w http.ResponseWriter, req *http.Request) bool {
 	path := strings.TrimSuffix(req.URL.Path, "/")
+	rows := s.servedResources()
 	var body any
 	switch {
 	case path == "/api":
@@ -133,7 +134,7 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, req *http.Request) bool {
 			ServerAddressByClientCIDRs: []serverAddress{{ClientCIDR: "0.0.0.0/0", ServerAddress: req.Host}}}
 	case path == "/apis":
 		var groups []apiGroup
-		for _, gv := range groupVersions() {
+		for _, gv := range groupVersions(rows) {
 			if g, v, ok := strings.Cut(gv, "/"); ok {
 				groups = append(groups, apiGroup{Name: g, Versions: []groupVersion{{gv, v}}, PreferredVersion: groupVersion{gv, v}})
 			}
@@ -143,14 +144,14 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, req *http.Request) bool {
 		s.serveOpenAPI(w, req)
 		return true
 	case path == "/api/v1":
-		body = resourceList("v1")
+		body = resourceList(rows, "v1")
 	case strings.HasPrefix(path, "/apis/"):
 		rest := strings.TrimPrefix(path, "/apis/")
 		switch parts := strings.Split(rest, "/"); len(parts) {
 		case 1:
-			body = groupDocument(parts[0])
+			body = groupDocument(rows, parts[0])
 		case 2:
-			body = resourceList(rest)
+			body = resourceList(rows, rest)
 		default:
 			return false
 		}
@@ -170,8 +171,8 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, req *http.Request) bool {
 	return true
 }
 
-func groupDocument(group string) any {
-	for _, gv := range groupVersions() {
+func groupDocument(rows []*resource, group string) any {
+	for _, gv := range groupVersions(rows) {
 		if g, v, ok := strings.Cut(gv, "/"); ok && g == group {
 			return apiGroup{Kind: "APIGroup", APIVersion: "v1", Name: g, Versions: []groupVersion{{gv, v}}, PreferredVersion: groupVersion{gv, v}}
 		}
@@ -180,9 +181,9 @@ func groupDocument(group string) any {
 }
 
 // resourceList is the APIResourceList of one group/version, or nil.
-func resourceList(gv string) any {
+func resourceList(rows []*resource, gv string) any {
 	var resources []apiResource
-	for _, r := range registry {
+	for _, r := range rows {
 		if r.GroupVersion() != gv {
 			continue
 		}

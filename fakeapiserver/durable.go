@@ -156,7 +156,16 @@ func (st *store) attachLocked(rc *recovered, opts Options) error {
 			return fmt.Errorf("logging the restart's resourceVersion: %w", err)
 		}
 	}
+	st.served = rc.served
 	st.objects = rc.objects
+	watchers := map[*resource]map[*watcher]struct{}{}
+	for _, r := range rc.served {
+		watchers[r] = st.watchers[r] // a built-in row keeps its (stopped) watchers until they unregister
+		if watchers[r] == nil {
+			watchers[r] = map[*watcher]struct{}{}
+		}
+	}
+	st.watchers = watchers
 	st.keys = map[*resource][]string{}
 	for r, m := range rc.objects {
 		keys := make([]string, 0, len(m))

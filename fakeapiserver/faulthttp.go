@@ -200,8 +200,8 @@ func (s *Server) openWatchCount() int {
 var faultVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}
 
 // resourceByName checks a resource name ("pods") given to a fault.
-func resourceByName(name string) *api.Status {
-	if name == "" || slices.ContainsFunc(registry, func(r *resource) bool { return r.Name == name }) {
+func (s *Server) resourceByName(name string) *api.Status {
+	if name == "" || slices.ContainsFunc(s.servedResources(), func(r *resource) bool { return r.Name == name }) {
 		return nil
 	}
 	return errBadRequest("unknown resource %q", name)
@@ -231,7 +231,7 @@ func (s *Server) faultFail(q url.Values) (string, *api.Status) {
 	if ft.Verb != "" && !slices.Contains(faultVerbs, ft.Verb) {
 		return "", errBadRequest("verb must be one of %s (got %q)", strings.Join(faultVerbs, ", "), ft.Verb)
 	}
-	if st := resourceByName(ft.Resource); st != nil {
+	if st := s.resourceByName(ft.Resource); st != nil {
 		return "", st
 	}
 	var st *api.Status
@@ -261,7 +261,7 @@ func (s *Server) faultFail(q url.Values) (string, *api.Status) {
 
 func (s *Server) faultDrop(q url.Values) (string, *api.Status) {
 	res, ns, name, typ := q.Get("resource"), q.Get("namespace"), q.Get("name"), api.EventType(q.Get("type"))
-	if st := resourceByName(res); st != nil {
+	if st := s.resourceByName(res); st != nil {
 		return "", st
 	}
 	if typ != "" && typ != api.Added && typ != api.Modified && typ != api.Deleted {

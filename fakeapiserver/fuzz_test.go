@@ -63,7 +63,7 @@ func FuzzRequestBody(f *testing.F) {
 // item into its Go type, as a reflector would.
 func requireListsDecode(t *testing.T, srv *Server) {
 	t.Helper()
-	for _, r := range registry {
+	for _, r := range builtinResources {
 		path := "/api/" + r.Version + "/" + r.Name
 		if r.Group != "" {
 			path = "/apis/" + r.Group + "/" + r.Version + "/" + r.Name

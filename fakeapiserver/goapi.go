@@ -59,7 +59,7 @@ func (s *Server) updateObject(obj api.Object, sub string) (api.Object, error) {
 
 // Patch applies a patch of the given type to an object of resource ("pods").
 func (s *Server) Patch(resource, namespace, name string, pt PatchType, data []byte) (api.Object, error) {
-	r, err := resourceNamed(resource)
+	r, err := s.resourceNamed(resource)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +69,7 @@ func (s *Server) Patch(resource, namespace, name string, pt PatchType, data []by
 
 // Get returns the stored object.
 func (s *Server) Get(resource, namespace, name string) (api.Object, error) {
-	r, err := resourceNamed(resource)
+	r, err := s.resourceNamed(resource)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (s *Server) Get(resource, namespace, name string) (api.Object, error) {
 // Delete deletes an object as DELETE would (finalizers and graceful pod
 // deletion included) and returns its last state.
 func (s *Server) Delete(resource, namespace, name string) (api.Object, error) {
-	r, err := resourceNamed(resource)
+	r, err := s.resourceNamed(resource)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ func (s *Server) Delete(resource, namespace, name string) (api.Object, error) {
 // List returns every object of the resource in namespace ("" for all) in
 // key order, and the list's resourceVersion.
 func (s *Server) List(resource, namespace string) ([]api.Object, string, error) {
-	r, err := resourceNamed(resource)
+	r, err := s.resourceNamed(resource)
 	if err != nil {
 		return nil, "", err
 	}
@@ -110,8 +110,8 @@ func (s *Server) List(resource, namespace string) ([]api.Object, string, error) 
 	return out, rv, nil
 }
 
-func resourceNamed(name string) (*resource, error) {
-	for _, r := range registry {
+func (s *Server) resourceNamed(name string) (*resource, error) {
+	for _, r := range s.servedResources() {
 		if r.Name == name {
 			return r, nil
 		}
@@ -122,8 +122,8 @@ func resourceNamed(name string) (*resource, error) {
 // resourceFor finds the resource an object's Go type belongs to.
 func resourceFor(obj api.Object) (*resource, error) {
 	t := reflect.TypeOf(obj)
-	for _, r := range registry {
-		if reflect.TypeOf(r.New()) == t {
+	for _, r := range builtinResources {
+		if r.New != nil && reflect.TypeOf(r.New()) == t {
 			return r, nil
 		}
 	}
@@ -151,6 +151,9 @@ func (s *Server) toMap(obj api.Object) (*resource, map[string]any, error) {
 func decodeRecord(rec *record, st *api.Status) (api.Object, error) {
 	if st != nil {
 		return nil, st
+	}
+	if rec.res.New == nil {
+		return nil, fmt.Errorf("fakeapiserver: %s has no Go type: use the HTTP API", rec.res.GroupResource())
 	}
 	obj := rec.res.New()
 	dec := json.NewDecoder(bytes.NewReader(rec.raw))

@@ -67,7 +67,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	if s.serveDiscovery(w, req) {
 		return
 	}
-	rq, st := parseRequest(req)
+	rq, st := s.parseRequest(req)
 	if st != nil {
 		s.writeStatus(w, req, st)
 		return
@@ -104,7 +104,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 //	/api/v1/{resource}[/{name}[/status|/finalize]]         cluster-scoped, or all namespaces
 //	/apis/{group}/{version}/...                            the same for a named group
 //	/api/v1/watch/...                                      the old spelling of ?watch=true
-func parseRequest(req *http.Request) (*request, *api.Status) {
+func (s *Server) parseRequest(req *http.Request) (*request, *api.Status) {
 	segs := strings.Split(strings.Trim(req.URL.Path, "/"), "/")
 	if slices.Contains(segs, "") { // "/api/v1/namespaces//pods" names no namespace
 		return nil, errUnknownResource()
@@ -142,7 +142,7 @@ func parseRequest(req *http.Request) (*request, *api.Status) {
 	if len(rest) > 1 {
 		rq.sub = rest[1]
 	}
-	rq.res = lookupResource(group, version, resName)
+	rq.res = s.lookupResource(group, version, resName)
 	switch {
 	case rq.res == nil,
 		rq.res.Namespaced && !nsForm && rq.name != "", // /api/v1/pods/foo
@@ -213,9 +213,10 @@ func boolParam(q map[string][]string, name string) bool {
 type output int
 
 const (
-	outputJSON    output = iota // the object or list itself
-	outputTable                 // meta.k8s.io/v1 Table, what kubectl get asks for
-	outputPartial               // PartialObjectMetadata(List): metadata only
+	outputJSON        output = iota // the object or list itself
+	outputTable                     // meta.k8s.io/v1 Table, what kubectl get asks for
+	outputPartial                   // PartialObjectMetadata: one object's metadata only
+	outputPartialList               // PartialObjectMetadataList: a list of them
 )
 
 // negotiate picks the response form from Accept, in the client's order.
@@ -241,12 +242,44 @@ func negotiate(req *http.Request) (output, *api.Status) {
 				return outputTable, nil
 			}
 		case "PartialObjectMetadata", "PartialObjectMetadataList":
-			if params["g"] == "meta.k8s.io" && (params["v"] == "v1" || params["v"] == "v1beta1") {
+			// client-go's metadata client: as=PartialObjectMetadataList for
+			// a list, as=PartialObjectMetadata for a get or a watch. The
+			// other one is accepted here and refused by checkPartial, as the
+			// real server's transformObject does (406, even when a plain
+			// application/json follows in Accept).
+			if params["g"] == "meta.k8s.io" && params["v"] == "v1" {
+				if params["as"] == "PartialObjectMetadataList" {
+					return outputPartialList, nil
+				}
 				return outputPartial, nil
 			}
 		}
 	}
 	return 0, errNotAcceptable()
+}
+
+// checkPartial refuses a metadata-only form that does not fit the answer:
+// PartialObjectMetadata for a list, PartialObjectMetadataList for one
+// object (a get, a write, or a watch event), as the real server's
+// transformObject does. list says whether the answer is a list.
+func checkPartial(out output, list bool, r *resource) *api.Status {
+	typ := "*unstructured.Unstructured" // a custom resource
+	switch {
+	case r.custom != nil:
+	case r.Group == "":
+		typ = "*core." + r.Kind // the internal type: *core.Pod
+	default:
+		typ = "*" + strings.Split(r.Group, ".")[0] + "." + r.Kind // *apps.ReplicaSet
+	}
+	switch {
+	case out == outputPartial && list:
+		return newStatus(http.StatusNotAcceptable, api.StatusReasonNotAcceptable,
+			fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%sList)", typ), nil)
+	case out == outputPartialList && !list:
+		return newStatus(http.StatusNotAcceptable, api.StatusReasonNotAcceptable,
+			fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", typ), nil)
+	}
+	return nil
 }
 
 // wantsPretty: the real server indents JSON for curl and wget (and for

@@ -101,6 +101,10 @@ func (s *Server) serveList(w http.ResponseWriter, req *http.Request, rq *request
 		s.writeStatus(w, req, st)
 		return
 	}
+	if st := checkPartial(out, true, rq.res); st != nil {
+		s.writeStatus(w, req, st)
+		return
+	}
 	opts, st := parseListOptions(req.URL.Query(), rq.res, false)
 	if st != nil {
 		s.writeStatus(w, req, st)
@@ -217,7 +221,7 @@ func (s *Server) renderList(r *resource, out output, meta api.ListMeta, items []
 	switch out {
 	case outputTable:
 		return s.renderTable(r, meta, items)
-	case outputPartial:
+	case outputPartialList:
 		buf.WriteString(`{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":`)
 		buf.Write(metaJSON)
 		buf.WriteString(`,"items":[`)
@@ -261,6 +265,9 @@ func partialObject(rec *record) []byte {
 
 func (s *Server) serveGet(w http.ResponseWriter, req *http.Request, rq *request) {
 	out, st := negotiate(req)
+	if st == nil {
+		st = checkPartial(out, false, rq.res)
+	}
 	if st != nil {
 		s.writeStatus(w, req, st)
 		return

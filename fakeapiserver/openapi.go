@@ -32,12 +32,12 @@ func gvPath(gv string) string {
 }
 
 // openAPIDocument is the OpenAPI 3 document of one group/version.
-func openAPIDocument(gv string) []byte {
+func openAPIDocument(rows []*resource, gv string) []byte {
 	paths := map[string]any{}
 	param := func(name string) map[string]any {
 		return map[string]any{"name": name, "in": "query", "schema": map[string]any{"type": "string", "uniqueItems": true}}
 	}
-	for _, r := range registry {
+	for _, r := range rows {
 		if r.GroupVersion() != gv {
 			continue
 		}
@@ -76,19 +76,20 @@ func openAPIDocument(gv string) []byte {
 // missing.
 func (s *Server) serveOpenAPI(w http.ResponseWriter, req *http.Request) {
 	path := strings.TrimSuffix(req.URL.Path, "/")
+	rows := s.servedResources()
 	if path == "/openapi/v3" {
 		index := map[string]any{}
-		for _, gv := range groupVersions() {
-			sum := sha256.Sum256(openAPIDocument(gv))
+		for _, gv := range groupVersions(rows) {
+			sum := sha256.Sum256(openAPIDocument(rows, gv))
 			index[gvPath(gv)] = map[string]any{"serverRelativeURL": fmt.Sprintf("/openapi/v3/%s?hash=%X", gvPath(gv), sum[:16])}
 		}
 		b, _ := json.Marshal(map[string]any{"paths": index})
 		s.writeJSON(w, req, http.StatusOK, b)
 		return
 	}
-	for _, gv := range groupVersions() {
+	for _, gv := range groupVersions(rows) {
 		if path == "/openapi/v3/"+gvPath(gv) {
-			s.writeJSON(w, req, http.StatusOK, openAPIDocument(gv))
+			s.writeJSON(w, req, http.StatusOK, openAPIDocument(rows, gv))
 			return
 		}
 	}

@@ -82,7 +82,11 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 		r.Default(obj)
 	}
 	if r.InitialStatus != nil {
-		obj["status"] = r.InitialStatus(obj)
+		if status := r.InitialStatus(obj); status != nil {
+			obj["status"] = status
+		} else {
+			delete(obj, "status")
+		}
 	}
 	pruneEmpty(obj)
 	if st := s.validate(r, obj); st != nil {
@@ -94,6 +98,9 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 	defer s.unlockDurable(st.rv, &status) // acknowledged only once durable
 	if ws := st.writableLocked(); ws != nil {
 		return nil, ws
+	}
+	if !st.servesLocked(r) {
+		return nil, errUnknownResource() // its CRD went since the request looked it up
 	}
 	if r.Namespaced {
 		nsRec := st.objects[namespacesResource()][ns]
@@ -115,6 +122,9 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 	}
 	meta["uid"] = newUID()
 	meta["creationTimestamp"] = s.now()
+	if r.Admit != nil {
+		r.Admit(obj, s.now())
+	}
 	if dryRun {
 		return dryRunRecord(r, obj), nil
 	}
@@ -127,7 +137,9 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 	return rec, nil
 }
 
-func namespacesResource() *resource { return lookupResource("", "v1", "namespaces") }
+var namespacesRow = lookupResource("", "v1", "namespaces")
+
+func namespacesResource() *resource { return namespacesRow }
 
 // update replaces an object (subresource "") or its status ("status"). obj
 // is owned by the call.
@@ -203,7 +215,7 @@ func (s *Server) updateLocked(existing *record, subresource string, obj map[stri
 		r.Default(next)
 	}
 	beforeUpdate(meta, oldMeta)
-	if subresource == "" && r.HasGeneration && !jsonEqual(next["spec"], old["spec"]) {
+	if subresource == "" && r.HasGeneration && r.contentChanged(next, old) {
 		meta["generation"] = jsonInt(intAt(oldMeta, "generation") + 1)
 	}
 	pruneEmpty(next)
@@ -226,6 +238,7 @@ func (s *Server) updateLocked(existing *record, subresource string, obj map[stri
 		// A pod still in its grace period (deletionGracePeriodSeconds > 0)
 		// stays, as the real Store.Update's shouldDeleteDuringUpdate decides:
 		// the kubelet's grace-0 delete removes it.
+		s.beforeRemoveLocked(existing)
 		rv := st.nextRVLocked()
 		gone := existing.withRV(rv)
 		st.commitLocked(&event{typ: api.Deleted, rv: rv, res: r, obj: gone, prev: existing})
@@ -278,6 +291,10 @@ const (
 )
 
 var patchTypes = []string{string(JSONPatchType), string(MergePatchType), string(StrategicMergePatchType)}
+
+// customPatchTypes are the patch types the real server lists for a custom
+// resource (server-side apply, which the fake answers 415, included).
+var customPatchTypes = []string{string(JSONPatchType), string(MergePatchType), string(ApplyPatchType)}
 
 // applyPatch runs the patch engine of the given type on a stored object.
 func applyPatch(pt PatchType, doc map[string]any, body []byte) (map[string]any, error) {
@@ -419,7 +436,7 @@ func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) 
 		return s.markDeletingLocked(existing), nil
 	}
 	if r == namespacesResource() {
-		for _, other := range registry {
+		for _, other := range st.served {
 			if !other.Namespaced {
 				continue
 			}
@@ -451,10 +468,19 @@ func (s *Server) markDeletingLocked(existing *record) *record {
 // removeLocked deletes the object for good and commits the DELETED event,
 // whose object is the last state stamped with the deletion's version.
 func (s *Server) removeLocked(existing *record) *record {
+	s.beforeRemoveLocked(existing)
 	rv := s.store.nextRVLocked()
 	gone := existing.withRV(rv)
 	s.store.commitLocked(&event{typ: api.Deleted, rv: rv, res: existing.res, obj: gone, prev: existing})
 	return gone
+}
+
+// beforeRemoveLocked runs before an object is removed for good: a CRD's
+// custom resources go first (crd.go).
+func (s *Server) beforeRemoveLocked(existing *record) {
+	if isCRDRow(existing.res) {
+		s.crdChangingLocked(&event{typ: api.Deleted, res: existing.res, obj: existing})
+	}
 }
 
 // dryRunRecord is what a dryRun=All request answers: the object as it would

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/kinformer/kinformer/api"
 )
@@ -71,6 +72,7 @@ func (r Recovery) String() string {
 
 // recovered is the state read back from DataDir.
 type recovered struct {
+	served  []*resource // the built-in rows, then those of the CRDs replayed (crd.go)
 	objects map[*resource]map[string]*record
 	rv      uint64 // where the counter continues
 	lastRV  uint64 // the last version on disk
@@ -96,8 +98,8 @@ func recoverDir(dir string) (*recovered, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc := &recovered{objects: map[*resource]map[string]*record{}}
-	for _, r := range registry {
+	rc := &recovered{objects: map[*resource]map[string]*record{}, served: slices.Clone(builtinResources)}
+	for _, r := range rc.served {
 		rc.objects[r] = map[string]*record{}
 	}
 	rep := &rc.report
@@ -205,12 +207,15 @@ func (rc *recovered) apply(rec *walRecord) error {
 
 // put applies an event record (or a snapshot's object) to the objects.
 func (rc *recovered) put(rec *walRecord) error {
-	r := resourceByGroupResource(rec.resource)
+	r := resourceByGroupResource(rc.served, rec.resource)
 	if r == nil {
 		return fmt.Errorf("unknown resource %q", rec.resource)
 	}
 	if rec.typ == walDeleted {
 		delete(rc.objects[r], rec.key)
+		if isCRDRow(r) {
+			rc.crdReplayed(rec.key, nil)
+		}
 	} else {
 		obj, err := decodeObject(rec.obj)
 		if err != nil {
@@ -221,12 +226,15 @@ func (rc *recovered) put(rec *walRecord) error {
 			return fmt.Errorf("object %s %q is stored under key %q", rec.resource, stored.key, rec.key)
 		}
 		rc.objects[r][rec.key] = stored
+		if isCRDRow(r) {
+			rc.crdReplayed(rec.key, stored.obj)
+		}
 	}
 	return nil
 }
 
-func resourceByGroupResource(gr string) *resource {
-	for _, r := range registry {
+func resourceByGroupResource(rows []*resource, gr string) *resource {
+	for _, r := range rows {
 		if r.GroupResource() == gr {
 			return r
 		}

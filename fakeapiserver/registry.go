@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kinformer/kinformer/api"
@@ -52,13 +53,21 @@ type resource struct {
 	strategy
 	// Columns are the kubectl get columns (the server-side Table).
 	Columns []column
-	// New makes an empty typed object, for the Go API.
+	// New makes an empty typed object, for the Go API (nil for a custom
+	// resource, which has no Go type).
 	New func() api.Object
+
+	// custom is set on the rows a CustomResourceDefinition makes (crd.go):
+	// the CRD's name, and what its spec says of this version. Built-in rows
+	// leave it nil.
+	custom *customInfo
 }
 
-// registry is the table of every resource the server serves. Adding a
-// resource is adding a row here (and, for the Go API, a type in package api).
-var registry = []*resource{
+// builtinResources is the table of every resource the server serves from
+// the start. Adding a resource is adding a row here (and, for the Go API, a
+// type in package api). A Server serves these plus a row per
+// CustomResourceDefinition it holds (store.served, crd.go).
+var builtinResources = []*resource{
 	{
 		Version: "v1", Name: "pods", Singular: "pod", Kind: "Pod",
 		ShortNames: []string{"po"}, Categories: []string{"all"}, Namespaced: true,
@@ -98,6 +107,17 @@ var registry = []*resource{
 		strategy: replicaSetStrategy,
 		Columns:  replicaSetColumns,
 		New:      func() api.Object { return new(api.ReplicaSet) },
+	},
+	{
+		Group: "apiextensions.k8s.io", Version: "v1", Name: "customresourcedefinitions",
+		Singular: "customresourcedefinition", Kind: "CustomResourceDefinition",
+		ShortNames: []string{"crd", "crds"}, Categories: []string{"api-extensions"},
+		HasStatus: true, HasGeneration: true,
+		// Every object of this row also changes what the server serves:
+		// see crd.go (syncCRDLocked).
+		strategy: crdStrategy,
+		Columns:  crdColumns,
+		New:      nil, // no Go type: the Go API does not create CRDs
 	},
 }
 
@@ -194,9 +214,14 @@ func (r *resource) fieldsOf(obj map[string]any) api.Fields {
 	return f
 }
 
-// lookupResource finds the resource served at group/version/name.
+// lookupResource finds the built-in resource served at
+// group/version/name (custom resources: Server.lookupResource).
 func lookupResource(group, version, name string) *resource {
-	for _, r := range registry {
+	return findResource(builtinResources, group, version, name)
+}
+
+func findResource(rows []*resource, group, version, name string) *resource {
+	for _, r := range rows {
 		if r.Group == group && r.Version == version && r.Name == name {
 			return r
 		}
@@ -204,11 +229,35 @@ func lookupResource(group, version, name string) *resource {
 	return nil
 }
 
-// groupVersions lists the group/versions the registry serves, in order.
-func groupVersions() []string {
+// lookupResource finds the resource this server serves at
+// group/version/name: a built-in row or a custom resource's.
+func (s *Server) lookupResource(group, version, name string) *resource {
+	s.store.mu.RLock()
+	defer s.store.mu.RUnlock()
+	return findResource(s.store.served, group, version, name)
+}
+
+// servedResources is a copy of the rows the server serves now, built-ins
+// first, then custom resources in the order their CRDs were created.
+func (s *Server) servedResources() []*resource {
+	s.store.mu.RLock()
+	defer s.store.mu.RUnlock()
+	return slices.Clone(s.store.served)
+}
+
+// sameRow reports whether two rows serve the same group/version/resource:
+// the same pointer, or a custom resource's row rebuilt after its CRD
+// changed (history events keep the row they were made with).
+func (r *resource) sameRow(o *resource) bool {
+	return r == o || (r.custom != nil && o.custom != nil &&
+		r.Group == o.Group && r.Version == o.Version && r.Name == o.Name)
+}
+
+// groupVersions lists the group/versions rows serve, in order.
+func groupVersions(rows []*resource) []string {
 	var gvs []string
 	seen := map[string]bool{}
-	for _, r := range registry {
+	for _, r := range rows {
 		if gv := r.GroupVersion(); !seen[gv] {
 			seen[gv] = true
 			gvs = append(gvs, gv)

@@ -146,6 +146,7 @@ func New(opts Options) *Server {
 		requests: map[string]int{},
 	}
 	s.store.tracer = s.tracer
+	s.store.crdChanged = s.crdChangingLocked
 	s.store.historyBytes = max(opts.HistoryBytes, 0)
 	for _, ns := range []string{api.NamespaceDefault, api.NamespaceSystem, api.NamespacePublic} {
 		if _, err := s.Create(&api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}}); err != nil {

@@ -42,7 +42,7 @@ type snapshotState struct {
 
 func captureLocked(st *store, seg uint64) *snapshotState {
 	snap := &snapshotState{rv: st.rv, seg: seg}
-	for _, r := range registry {
+	for _, r := range st.served {
 		for _, k := range st.keys[r] {
 			snap.recs = append(snap.recs, st.objects[r][k])
 		}

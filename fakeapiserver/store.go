@@ -37,8 +37,14 @@ import (
 // they hand the event to every open watcher (a non-blocking channel send per
 // watcher), so every watcher sees every event in resourceVersion order.
 type store struct {
-	mu        sync.RWMutex
-	rv        uint64
+	mu sync.RWMutex
+	rv uint64
+	// served are the rows the server serves: the built-ins, then a row per
+	// custom resource (crd.go). objects, keys and watchers have an entry
+	// for each, and only for those: a row that is no longer served (its
+	// CRD deleted) has none, which is how a request that looked it up
+	// just before learns it is gone.
+	served    []*resource
 	objects   map[*resource]map[string]*record
 	keys      map[*resource][]string // the keys of objects, kept sorted: lists are in key order
 	history   ring
@@ -46,8 +52,11 @@ type store struct {
 	watchers  map[*resource]map[*watcher]struct{}
 	rvChanged chan struct{} // closed and replaced on every commit
 	dropEvent func(Event) bool
-	tracer    *trace.Tracer // stage "server"; nil: off
-	watchIDs  uint64        // numbers the watches, for the trace
+	// crdChanged keeps served in step with a created or changed CRD
+	// (Server.crdChangingLocked).
+	crdChanged func(*event)
+	tracer     *trace.Tracer // stage "server"; nil: off
+	watchIDs   uint64        // numbers the watches, for the trace
 
 	// historyBytes bounds history by the encoded size of the objects its
 	// events carry (Options.HistoryBytes); 0: by count only.
@@ -96,11 +105,23 @@ func newStore(historyLimit int) *store {
 		rvChanged: make(chan struct{}),
 		history:   ring{buf: make([]*event, historyLimit)},
 	}
-	for _, r := range registry {
-		s.objects[r] = map[string]*record{}
-		s.watchers[r] = map[*watcher]struct{}{}
+	for _, r := range builtinResources {
+		s.addRowLocked(r)
 	}
 	return s
+}
+
+// addRowLocked starts serving r.
+func (s *store) addRowLocked(r *resource) {
+	s.served = append(s.served, r)
+	s.objects[r] = map[string]*record{}
+	s.watchers[r] = map[*watcher]struct{}{}
+}
+
+// servesLocked reports whether r is (still) served.
+func (s *store) servesLocked(r *resource) bool {
+	_, ok := s.objects[r]
+	return ok
 }
 
 func objectKey(ns, name string) string {
@@ -157,6 +178,9 @@ func (s *store) commitLocked(ev *event) {
 	default:
 		s.objects[ev.res][ev.obj.key] = ev.obj
 	}
+	if isCRDRow(ev.res) && ev.typ != api.Deleted && s.crdChanged != nil {
+		s.crdChanged(ev) // the rows follow the CRD (crd.go)
+	}
 	if evicted := s.history.push(ev); evicted != nil {
 		s.compacted = evicted.rv
 	}
@@ -210,7 +234,7 @@ func (s *store) snapshotLocked(r *resource, at uint64) map[string]*record {
 		if ev.rv <= at {
 			return false
 		}
-		if ev.res != r {
+		if !ev.res.sameRow(r) {
 			return true
 		}
 		if ev.typ == api.Added {

@@ -26,6 +26,9 @@ type strategy struct {
 	// InitialStatus replaces whatever status a create sends (nil: keep
 	// it, as for kinds without a status).
 	InitialStatus func(obj map[string]any) map[string]any
+	// Admit runs on create once the object has its uid and
+	// creationTimestamp (now), for status fields stamped with the time.
+	Admit func(obj map[string]any, now string)
 	// Validate reports the 422 causes of an object, beyond its metadata,
 	// on create and on update of the main resource.
 	Validate func(obj map[string]any) []api.StatusCause

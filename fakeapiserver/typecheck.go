@@ -48,6 +48,9 @@ func decodeTyped(r *resource, obj map[string]any) error {
 // decodeTypedJSON decodes raw into the resource's Go type. The error is
 // encoding/json's own, unwrapped: its words become the answer's.
 func decodeTypedJSON(r *resource, raw []byte) error {
+	if r.New == nil {
+		return nil // a custom resource or a CRD: no Go type to check against
+	}
 	return json.Unmarshal(raw, r.New())
 }
 

@@ -34,7 +34,7 @@ func (e *env) seedAll() {
 func (e *env) requireTypedListsDecode() map[string]string {
 	e.t.Helper()
 	bodies := map[string]string{}
-	for _, r := range registry {
+	for _, r := range builtinResources {
 		path := "/api/" + r.Version + "/" + r.Name
 		if r.Group != "" {
 			path = "/apis/" + r.Group + "/" + r.Version + "/" + r.Name

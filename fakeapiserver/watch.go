@@ -128,6 +128,9 @@ func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *reques
 	}
 	defer release()
 	out, st := negotiate(req)
+	if st == nil {
+		st = checkPartial(out, false, rq.res)
+	}
 	if st != nil {
 		s.writeStatus(w, req, st)
 		return
@@ -220,7 +223,7 @@ func (s *Server) startWatch(rq *request, opts listOptions, sendInitial bool) (wt
 	default:
 		wt.after = rv
 		for _, ev := range st.history.since(rv) {
-			if ev.res == rq.res {
+			if ev.res.sameRow(rq.res) {
 				if it, ok := wt.itemFor(ev); ok {
 					initial = append(initial, it)
 				}
@@ -233,6 +236,11 @@ func (s *Server) startWatch(rq *request, opts listOptions, sendInitial bool) (wt
 		// Close ran after this request got past its check, but before this
 		// watch was registered, so CloseWatches did not see it: end it now.
 		wt.stopLocked()
+	}
+	if !st.servesLocked(rq.res) {
+		// Its CRD was deleted after the request looked the row up.
+		wt.stopLocked()
+		return wt, nil, startRV, st.rv, nil
 	}
 	st.watchers[rq.res][wt] = struct{}{}
 	return wt, initial, startRV, st.rv, nil
@@ -375,12 +383,18 @@ func (sw *streamWriter) write(it watchItem) bool {
 // initial events, the k8s.io/initial-events-end annotation.
 func (sw *streamWriter) writeBookmark(rv uint64, initialEventsEnd bool) bool {
 	obj := map[string]any{}
-	_ = remarshal(sw.res.New(), &obj) // cannot fail for an empty api type
+	if sw.res.New != nil {
+		_ = remarshal(sw.res.New(), &obj) // cannot fail for an empty api type
+	}
 	meta := map[string]any{"resourceVersion": strconv.FormatUint(rv, 10)}
 	if initialEventsEnd {
 		meta["annotations"] = map[string]any{api.InitialEventsAnnotationKey: "true"}
 	}
 	obj["kind"], obj["apiVersion"], obj["metadata"] = sw.res.Kind, sw.res.GroupVersion(), meta
+	if sw.out == outputPartial {
+		// The metadata client's watch: the bookmark is transformed too.
+		obj = map[string]any{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta}
+	}
 	sw.buf.Reset()
 	sw.buf.WriteString(`{"type":"BOOKMARK","object":`)
 	sw.buf.Write(encodeObject(obj))

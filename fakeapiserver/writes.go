@@ -16,6 +16,9 @@ import (
 func (s *Server) serveCreateOrUpdate(w http.ResponseWriter, req *http.Request, rq *request) {
 	out, st := negotiate(req)
 	if st == nil {
+		st = checkPartial(out, false, rq.res)
+	}
+	if st == nil {
 		st = checkContentType(req)
 	}
 	optionsKind := "UpdateOptions"
@@ -66,6 +69,9 @@ func truncate(b []byte, n int) string {
 
 func (s *Server) servePatch(w http.ResponseWriter, req *http.Request, rq *request) {
 	out, st := negotiate(req)
+	if st == nil {
+		st = checkPartial(out, false, rq.res)
+	}
 	if st != nil {
 		s.writeStatus(w, req, st)
 		return
@@ -73,8 +79,13 @@ func (s *Server) servePatch(w http.ResponseWriter, req *http.Request, rq *reques
 	ct := req.Header.Get("Content-Type")
 	mt, _, _ := mime.ParseMediaType(ct)
 	pt := PatchType(mt)
-	switch pt {
-	case JSONPatchType, MergePatchType, StrategicMergePatchType:
+	switch {
+	case pt == StrategicMergePatchType && rq.res.custom != nil:
+		// A custom resource has no Go type to take the merge keys from:
+		// the real server does not offer strategic merge patch for it.
+		s.writeStatus(w, req, errUnsupportedMediaType(ct, customPatchTypes))
+		return
+	case pt == JSONPatchType, pt == MergePatchType, pt == StrategicMergePatchType:
 	default: // ApplyPatchType (server-side apply) included
 		s.writeStatus(w, req, errUnsupportedMediaType(ct, patchTypes))
 		return
@@ -195,6 +206,9 @@ func validateDeleteOptions(dryRun []string, propagationPolicy *string) *api.Stat
 
 func (s *Server) serveDelete(w http.ResponseWriter, req *http.Request, rq *request) {
 	out, st := negotiate(req)
+	if st == nil {
+		st = checkPartial(out, false, rq.res)
+	}
 	if st != nil {
 		s.writeStatus(w, req, st)
 		return

@@ -117,6 +117,53 @@ for _ in $(seq 1 50); do grep -q '"type":"DELETED"' "$work/curl-watch.out" && br
 check "curl watch from the list's resourceVersion" "$(cat "$work/curl-watch.out")" '^\{"type":"MODIFIED","object":\{"kind":"Pod".*"name":"seed-0"'
 check "curl watch sees DELETED"      "$(cat "$work/curl-watch.out")" '^\{"type":"DELETED","object":\{"kind":"Pod".*"name":"seed-1"'
 
+# Custom resources: a CRD makes the server serve its kind (fakeapiserver/crd.go).
+cat >"$work/crd.yaml" <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: widgets.demo.kinformer.io}
+spec:
+  group: demo.kinformer.io
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wd]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+    subresources: {status: {}}
+    additionalPrinterColumns:
+    - {name: Size, type: string, jsonPath: .spec.size}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+YAML
+cat >"$work/widget.yaml" <<'YAML'
+apiVersion: demo.kinformer.io/v1
+kind: Widget
+metadata: {name: w1, labels: {app: demo}}
+spec: {size: small}
+YAML
+check "kubectl apply -f crd.yaml"     "$(k apply -f "$work/crd.yaml")"    'customresourcedefinition.apiextensions.k8s.io/widgets.demo.kinformer.io created'
+check "kubectl get crd"               "$(k get crd)"                      '^widgets.demo.kinformer.io +[0-9]{4}-'
+check "kubectl api-resources (CR)"    "$(k api-resources --api-group=demo.kinformer.io)" 'widgets +wd +demo.kinformer.io/v1 +true +Widget'
+check "kubectl apply -f widget.yaml"  "$(k apply -f "$work/widget.yaml")" '^widget.demo.kinformer.io/w1 created'
+check "kubectl get widgets"           "$(k get widgets)"                  '^w1 +small +[0-9]+s'
+check "kubectl get wd w1 -o yaml"     "$(k get wd w1 -o yaml)"            '^  size: small$'
+kubectl --server "$URL" get widgets -w --request-timeout=30s >"$work/widgets-watch.out" 2>&1 &
+wwpid=$!; pids+=($wwpid)
+for _ in $(seq 1 50); do grep -q '^w1 ' "$work/widgets-watch.out" 2>/dev/null && break; sleep 0.1; done
+check "kubectl patch widget (merge)"  "$(k patch widget w1 --type merge -p '{"spec":{"size":"large"}}')" 'widget.demo.kinformer.io/w1 patched'
+check "kubectl patch widget (strategic): 415" "$(k patch widget w1 -p '{"spec":{"size":"x"}}' || true)" 'application/merge-patch\+json'
+for _ in $(seq 1 50); do grep -q '^w1 .*large' "$work/widgets-watch.out" 2>/dev/null && break; sleep 0.1; done
+check "kubectl get widgets -w sees the change" "$(cat "$work/widgets-watch.out")" '^w1 +large '
+check "kubectl delete widget"         "$(k delete widget w1)"             'widget.demo.kinformer.io "w1" deleted'
+check "kubectl apply -f widget.yaml again" "$(k apply -f "$work/widget.yaml")" 'created'
+check "kubectl delete crd"            "$(k delete crd widgets.demo.kinformer.io)" 'customresourcedefinition.apiextensions.k8s.io "widgets.demo.kinformer.io" deleted'
+for _ in $(seq 1 50); do kill -0 "$wwpid" 2>/dev/null || break; sleep 0.1; done
+kill "$wwpid" 2>/dev/null || true
+# (kubectl may still have the kind in its discovery cache: then the list is 404.)
+check "kubectl get widgets after the CRD went" "$(k get widgets || true)" "doesn't have a resource type \"widgets\"|NotFound.*could not find the requested resource"
+
 # Without a token only a loopback Host is answered (DNS rebinding).
 check "curl with a foreign Host: 403" "$(curl -s -H 'Host: attacker.example' "$URL/api/v1/namespaces/default/pods")" 'host \\"attacker.example\\" is not allowed'
 
