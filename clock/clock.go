@@ -9,7 +9,9 @@
 //
 // The package is public so a controller author can run their own tests the
 // way kinformer's are run: pass a FakeClock in reflector.Options,
-// informer.SharedIndexInformerOptions or workqueue.QueueConfig and step it.
+// informer.SharedIndexInformerOptions, informer.FactoryOptions or
+// workqueue.QueueConfig and step it (informer's Example_resyncOnFakeTime
+// tests a handler's resync that way).
 //
 // This mirrors k8s.io/utils/clock, which client-go uses for the same purpose.
 // The fake clock adds BlockUntilWaiters, so a test can wait until the code under

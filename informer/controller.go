@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/indexer"
-	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/reflector"
 	"github.com/kinformer/kinformer/trace"

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/indexer"
-	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )

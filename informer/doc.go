@@ -64,8 +64,28 @@
 //
 //   - context.Context instead of stop channels: Run(ctx), Start(ctx),
 //     WaitForCacheSync(ctx, ...).
-//   - One handler type: ResourceEventHandlerFuncs.AddFunc has the
+//   - One untyped handler type: ResourceEventHandlerFuncs.AddFunc has the
 //     isInInitialList parameter (client-go's ResourceEventHandlerDetailedFuncs).
+//   - Typed handlers: TypedResourceEventHandlerFuncs[T] hands each callback
+//     a T instead of an any, and its DeleteFunc the object unwrapped from a
+//     DeletedFinalStateUnknown with a finalStateUnknown flag, so the
+//     type assertion and tombstone unwrap every client-go handler repeats
+//     (and gets wrong, kubernetes#112354) are written once. An object of
+//     another type is logged and skipped.
+//   - One configuration style: every constructor takes one options struct
+//     (SharedIndexInformerOptions, FactoryOptions, reflector.Options), not
+//     client-go's mix of positional arguments, functional options
+//     (WithNamespace, WithTweakListOptions, WithCustomResyncConfig,
+//     WithTransform) and setters. A learner reads every knob in one place,
+//     and FactoryOptions has no field the factory would override per
+//     informer.
+//   - One way to set a transform: SharedIndexInformerOptions.Transform
+//     (FactoryOptions.Transform for a factory's informers). client-go's
+//     SetTransform setter is gone: an option is fixed before Run by
+//     construction, so there is no "already started" error to handle.
+//   - One error for a server's refusal: a lister's miss is a
+//     *listwatch.StatusError NotFound, the type the client returns for the
+//     server's 404, so listwatch.IsNotFound and errors.As treat both alike.
 //   - A registration reports Pending(), the handler's backlog
 //     (client-go#1326, kubernetes#137314).
 //   - A handler that panics is recovered, logged, and called again for the
@@ -80,7 +100,9 @@
 //     articles teach; client-go switched its default to the RealFIFO in
 //     1.36. Both are built; docs/informer.md says why the default differs.
 //   - SharedInformerFactory.InformerFor takes a listwatch.Resource instead
-//     of a typed accessor per resource; listers are generic (NewLister[T]).
+//     of a typed accessor per resource, so a program's own Go type is
+//     watched through a Resource literal (Example_userDefinedType); listers
+//     are generic (NewLister[T]).
 //   - The processor starts before and stops after the controller, in the
 //     same goroutine as Run, so nothing is ever handed to a listener that
 //     is not running (client-go starts it in a goroutine and makes

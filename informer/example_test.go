@@ -47,7 +47,7 @@ func Example_sharedInformerFactory() {
 	defer stopServer()
 
 	// The factory; every informer of a resource comes from it.
-	factory := informer.NewSharedInformerFactory(client, 0)
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{})
 	// The pod informer.
 	podInformer := factory.InformerFor(listwatch.Pods)
 

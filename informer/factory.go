@@ -2,9 +2,12 @@ package informer
 
 import (
 	"context"
+	"log/slog"
+	"maps"
 	"sync"
 	"time"
 
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/indexer"
 	"github.com/kinformer/kinformer/listwatch"
@@ -38,57 +41,52 @@ type SharedInformerFactory interface {
 	Shutdown()
 }
 
-// FactoryOption configures a SharedInformerFactory.
-type FactoryOption func(*sharedInformerFactory)
-
-// WithNamespace limits every informer of the factory to one namespace
-// (cluster-scoped resources are not affected).
-func WithNamespace(namespace string) FactoryOption {
-	return func(f *sharedInformerFactory) { f.namespace = namespace }
-}
-
-// WithTweakListOptions lets every list and watch of the factory's informers
-// be adjusted, typically to add a label or field selector.
-func WithTweakListOptions(tweak func(*listwatch.ListOptions)) FactoryOption {
-	return func(f *sharedInformerFactory) { f.tweakListOptions = tweak }
-}
-
-// WithCustomResyncConfig sets the default handler resync period of the
-// informers of some resources, keyed by GroupResource ("pods",
-// "replicasets.apps"). client-go keys it by an example object; a
-// listwatch.Resource cannot be a map key (it holds a func).
-func WithCustomResyncConfig(resyncConfig map[string]time.Duration) FactoryOption {
-	return func(f *sharedInformerFactory) {
-		for resource, period := range resyncConfig {
-			f.customResync[resource] = period
-		}
-	}
-}
-
-// WithTransform sets the transform of every informer of the factory, of
-// whatever resource, so it must handle (or pass through) every type (see
-// SharedIndexInformer.SetTransform, and never blank the resourceVersion).
-func WithTransform(transform deltafifo.TransformFunc) FactoryOption {
-	return func(f *sharedInformerFactory) { f.transform = transform }
-}
-
-// WithInformerOptions sets the queue, clock and logger of every informer
-// the factory makes (ResyncPeriod and Indexers in opts are ignored: the
-// factory sets those per resource). Tests use it to put the informers on a
-// fake clock and quiet their logs; WithInformerOptions(
-// SharedIndexInformerOptions{Queue: RealFIFOQueue}) runs them on the RealFIFO.
-func WithInformerOptions(opts SharedIndexInformerOptions) FactoryOption {
-	return func(f *sharedInformerFactory) { f.informerOptions = opts }
+// FactoryOptions configure NewSharedInformerFactory. The zero value is a
+// factory whose informers watch every namespace, never resync, and run on
+// a DeltaFIFO with the real clock and slog.Default().
+//
+// client-go configures its factory with functional options
+// (WithNamespace, WithTweakListOptions, WithCustomResyncConfig,
+// WithTransform) and the default resync as a positional argument; kinformer
+// has one options struct per constructor, as reflector.Options and
+// SharedIndexInformerOptions are. Every field applies to every informer the
+// factory makes: there is nothing set here that the factory overrides.
+type FactoryOptions struct {
+	// DefaultResync is the default handler resync period of the
+	// informers (0: none), unless CustomResync has one for the resource.
+	DefaultResync time.Duration
+	// CustomResync overrides DefaultResync for some resources, keyed by
+	// GroupResource ("pods", "replicasets.apps"). client-go keys it by an
+	// example object; a listwatch.Resource cannot be a map key (it holds a
+	// func).
+	CustomResync map[string]time.Duration
+	// Namespace limits every informer to one namespace ("", the default:
+	// every namespace). Cluster-scoped resources are not affected.
+	Namespace string
+	// TweakListOptions, if set, adjusts every list and watch of the
+	// informers, typically to add a label or field selector.
+	TweakListOptions func(*listwatch.ListOptions)
+	// Indexers are added to every informer's cache, next to the
+	// indexer.NamespaceIndex the factory always adds (which a listed
+	// indexer of that name replaces).
+	Indexers indexer.Indexers
+	// Transform is every informer's SharedIndexInformerOptions.Transform,
+	// whatever its resource, so it must handle (or pass through) every
+	// type, and never blank the resourceVersion.
+	Transform deltafifo.TransformFunc
+	// Queue, Clock, Logger and Tracer are those of every informer (see
+	// SharedIndexInformerOptions). Tests put the informers on a fake clock
+	// and quiet their logs with them. Each informer's trace events are
+	// tagged with its resource.
+	Queue  QueueKind
+	Clock  clock.Clock
+	Logger *slog.Logger
+	Tracer *trace.Tracer
 }
 
 type sharedInformerFactory struct {
-	client           *listwatch.Client
-	defaultResync    time.Duration
-	namespace        string
-	tweakListOptions func(*listwatch.ListOptions)
-	customResync     map[string]time.Duration
-	transform        deltafifo.TransformFunc
-	informerOptions  SharedIndexInformerOptions
+	client *listwatch.Client
+	opts   FactoryOptions
 
 	mu               sync.Mutex
 	informers        map[string]SharedIndexInformer
@@ -98,26 +96,18 @@ type sharedInformerFactory struct {
 }
 
 // NewSharedInformerFactory returns a factory whose informers list and watch
-// through client, in every namespace, with defaultResync as their handlers'
-// default resync period (0: none).
-func NewSharedInformerFactory(client *listwatch.Client, defaultResync time.Duration) SharedInformerFactory {
-	return NewSharedInformerFactoryWithOptions(client, defaultResync)
-}
-
-// NewSharedInformerFactoryWithOptions is NewSharedInformerFactory with
-// options.
-func NewSharedInformerFactoryWithOptions(client *listwatch.Client, defaultResync time.Duration, options ...FactoryOption) SharedInformerFactory {
-	f := &sharedInformerFactory{
+// through client, configured by opts. client-go's
+// NewSharedInformerFactory(client, defaultResync) is
+// NewSharedInformerFactory(client, FactoryOptions{DefaultResync: defaultResync}).
+func NewSharedInformerFactory(client *listwatch.Client, opts FactoryOptions) SharedInformerFactory {
+	opts.CustomResync = maps.Clone(opts.CustomResync)
+	opts.Indexers = maps.Clone(opts.Indexers)
+	return &sharedInformerFactory{
 		client:           client,
-		defaultResync:    defaultResync,
-		customResync:     map[string]time.Duration{},
+		opts:             opts,
 		informers:        map[string]SharedIndexInformer{},
 		startedInformers: map[string]bool{},
 	}
-	for _, opt := range options {
-		opt(f)
-	}
-	return f
 }
 
 // InformerFor implements SharedInformerFactory: article 003's InformerFor,
@@ -129,19 +119,22 @@ func (f *sharedInformerFactory) InformerFor(r listwatch.Resource) SharedIndexInf
 	if inf, exists := f.informers[key]; exists {
 		return inf
 	}
-	resync, custom := f.customResync[key]
+	resync, custom := f.opts.CustomResync[key]
 	if !custom {
-		resync = f.defaultResync
+		resync = f.opts.DefaultResync
 	}
-	lw := listwatch.NewFilteredListWatchFromClient(f.client, r, f.namespace, f.tweakListOptions)
-	opts := f.informerOptions
-	opts.ResyncPeriod = resync
-	opts.Indexers = indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc}
-	opts.Tracer = opts.Tracer.With(trace.Resource(key)) // which informer an event is from
-	inf := NewSharedIndexInformerWithOptions(lw, r.New(), opts)
-	if f.transform != nil {
-		_ = inf.SetTransform(f.transform) // cannot fail: the informer has not started
-	}
+	lw := listwatch.NewFilteredListWatchFromClient(f.client, r, f.opts.Namespace, f.opts.TweakListOptions)
+	indexers := indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc}
+	maps.Copy(indexers, f.opts.Indexers)
+	inf := NewSharedIndexInformerWithOptions(lw, r.New(), SharedIndexInformerOptions{
+		ResyncPeriod: resync,
+		Indexers:     indexers,
+		Queue:        f.opts.Queue,
+		Clock:        f.opts.Clock,
+		Logger:       f.opts.Logger,
+		Tracer:       f.opts.Tracer.With(trace.Resource(key)), // which informer an event is from
+		Transform:    f.opts.Transform,
+	})
 	f.informers[key] = inf
 	return inf
 }

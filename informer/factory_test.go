@@ -7,7 +7,9 @@ import (
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/fakeapiserver"
+	"github.com/kinformer/kinformer/indexer"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )
 
@@ -18,7 +20,7 @@ import (
 func TestFactory_OneWatchPerResource(t *testing.T) {
 	e := newServerEnv(t, fakeapiserver.Options{})
 	e.create(pod("a"))
-	factory := NewSharedInformerFactory(e.client, 0)
+	factory := NewSharedInformerFactory(e.client, FactoryOptions{})
 
 	podsForDeployments := factory.InformerFor(listwatch.Pods) // two controllers,
 	podsForReplicaSets := factory.InformerFor(listwatch.Pods) // one informer
@@ -64,17 +66,21 @@ func TestFactory_Options(t *testing.T) {
 	elsewhere.Namespace = "kube-system"
 	e.create(elsewhere)
 
-	factory := NewSharedInformerFactoryWithOptions(e.client, time.Hour,
-		WithNamespace("default"),
-		WithTweakListOptions(func(o *listwatch.ListOptions) { o.LabelSelector = "app=web" }),
-		WithCustomResyncConfig(map[string]time.Duration{"pods": time.Minute}),
-		WithTransform(func(obj api.Object) (api.Object, error) {
+	factory := NewSharedInformerFactory(e.client, FactoryOptions{
+		DefaultResync:    time.Hour,
+		Namespace:        "default",
+		TweakListOptions: func(o *listwatch.ListOptions) { o.LabelSelector = "app=web" },
+		CustomResync:     map[string]time.Duration{"pods": time.Minute},
+		Transform: func(obj api.Object) (api.Object, error) {
 			p := obj.(*api.Pod).DeepCopy()
 			p.Spec = api.PodSpec{} // the cache keeps metadata only
 			return p, nil
-		}),
-		WithInformerOptions(testOptions(t, SharedIndexInformerOptions{Queue: RealFIFOQueue, Logger: expectedLogs(t)})),
-	)
+		},
+		Indexers: indexer.Indexers{"byApp": func(obj api.Object) ([]string, error) { return []string{obj.GetLabels()["app"]}, nil }},
+		Queue:    RealFIFOQueue,
+		Logger:   expectedLogs(t),
+		Tracer:   trace.ForTest(t),
+	})
 	pods := factory.InformerFor(listwatch.Pods)
 	configMaps := factory.InformerFor(listwatch.ConfigMaps)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -99,6 +105,10 @@ func TestFactory_Options(t *testing.T) {
 	require.Equal(t, time.Minute, resyncOf(pods), "custom resync for pods")
 	require.Equal(t, time.Hour, resyncOf(configMaps), "the default for the rest")
 	require.Equal(t, RealFIFOQueue, pods.(*sharedIndexInformer).queueKind, "informer options reach every informer")
+	require.Contains(t, pods.GetIndexer().GetIndexers(), indexer.NamespaceIndex, "the factory's own index")
+	byApp, err := pods.GetIndexer().ByIndex("byApp", "web")
+	require.NoError(t, err)
+	require.Len(t, byApp, 1, "and the options' indexers")
 }
 
 // WaitForCacheSync reports false for an informer that has not synced when
@@ -109,7 +119,7 @@ func TestFactory_Options(t *testing.T) {
 func TestFactory_WaitForCacheSyncGivesUp(t *testing.T) {
 	e := newServerEnv(t, fakeapiserver.Options{})
 	e.srv.FailRequests(fakeapiserver.Fault{Verb: "list", Resource: "pods", Code: 500, Count: 1000})
-	factory := NewSharedInformerFactoryWithOptions(e.client, 0, WithInformerOptions(testOptions(t, SharedIndexInformerOptions{Logger: expectedLogs(t)})))
+	factory := NewSharedInformerFactory(e.client, FactoryOptions{Logger: expectedLogs(t), Tracer: trace.ForTest(t)})
 	factory.InformerFor(listwatch.Pods)
 	require.Empty(t, factory.WaitForCacheSync(t.Context()), "nothing started, nothing to wait for")
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/indexer"
+	"github.com/kinformer/kinformer/listwatch"
 )
 
 // Lister reads one type of object from an informer's cache: the Lister of
@@ -20,8 +21,9 @@ type Lister[T api.Object] interface {
 	// List returns every cached object whose labels match selector
 	// (api.Everything() for all).
 	List(selector api.Selector) ([]T, error)
-	// Get returns the cluster-scoped object with this name, or a NotFound
-	// error (see notFound).
+	// Get returns the cluster-scoped object with this name, or a
+	// *listwatch.StatusError NotFound, the error the client returns for the
+	// server's 404 (see notFound).
 	Get(name string) (T, error)
 	// ByNamespace returns a lister of the objects in one namespace
 	// (api.NamespaceAll for every namespace).
@@ -32,8 +34,9 @@ type Lister[T api.Object] interface {
 type NamespaceLister[T api.Object] interface {
 	// List returns the namespace's cached objects whose labels match.
 	List(selector api.Selector) ([]T, error)
-	// Get returns the object with this name in the namespace, or a NotFound
-	// error (see notFound).
+	// Get returns the object with this name in the namespace, or a
+	// *listwatch.StatusError NotFound, the error the client returns for the
+	// server's 404 (see notFound).
 	Get(name string) (T, error)
 }
 
@@ -120,19 +123,12 @@ func get[T api.Object](idx indexer.Indexer, key, name string) (T, error) {
 }
 
 // notFound is the error of a Get for an object the cache lacks: the very
-// Status the API server answers for a missing object (404, reason
-// NotFound), as client-go's listers return, so one check,
-// listwatch.IsNotFound(err), serves a read from the cache and one from the
-// server alike.
+// error the client returns for the server's 404 (a *listwatch.StatusError
+// with reason NotFound), as client-go's listers return apierrors.NewNotFound,
+// so one check, listwatch.IsNotFound, serves a cache read and a server read
+// alike.
 func notFound(resource, name string) error {
-	return &api.Status{
-		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
-		Status:   api.StatusFailure,
-		Message:  fmt.Sprintf("%s %q not found", resource, name),
-		Reason:   api.StatusReasonNotFound,
-		Details:  &api.StatusDetails{Name: name, Kind: resource},
-		Code:     404,
-	}
+	return listwatch.NewNotFound(resource, name)
 }
 
 func as[T api.Object](obj api.Object) (T, error) {

@@ -74,6 +74,9 @@ func TestLister_ListGetByNamespace(t *testing.T) {
 			_, err = pods.ByNamespace("prod").Get("db-0")
 			require.True(t, listwatch.IsNotFound(err), "the same check as for the server's 404")
 			require.EqualError(t, err, `pod "db-0" not found`)
+			var statusErr *listwatch.StatusError
+			require.ErrorAs(t, err, &statusErr, "the client's error type")
+			require.EqualValues(t, 404, statusErr.Status().Code)
 			t.Logf("lister: ByNamespace(prod).Get(db-0): %v", err)
 		})
 	}

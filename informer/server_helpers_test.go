@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/api"
-	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/clock"
+	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"

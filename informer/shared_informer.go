@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/indexer"
-	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/reflector"
 	"github.com/kinformer/kinformer/trace"
@@ -83,17 +83,6 @@ type SharedIndexInformer interface {
 	// SetWatchErrorHandler sets the hook that sees every list or watch
 	// failure. Only before Run.
 	SetWatchErrorHandler(handler func(r *reflector.Reflector, err error)) error
-	// SetTransform sets a function applied to every object arriving from
-	// the server before it is queued and cached, typically to drop fields
-	// nothing reads. Only before Run.
-	//
-	// A transform must keep the resourceVersion: an OnUpdate whose old and
-	// new objects have the same resourceVersion is taken for a resync and
-	// only reaches handlers due for one, so blanking it makes every real
-	// update vanish for the other handlers (falcosecurity/k8s-metacollector#188).
-	// It must also keep name and namespace (the key), and it must not
-	// modify the object it is given in place if that object may be shared.
-	SetTransform(f deltafifo.TransformFunc) error
 	// IsStopped is true once Run has returned.
 	IsStopped() bool
 }
@@ -127,6 +116,20 @@ type SharedIndexInformerOptions struct {
 	// and of the Reflector and queue it builds, each event tagged with the
 	// resource. nil: off.
 	Tracer *trace.Tracer
+	// Transform, if set, is applied to every object arriving from the
+	// server before it is queued and cached, typically to drop fields
+	// nothing reads (client-go's SetTransform; kinformer takes it here,
+	// the only way to give an informer a transform, so it is fixed before
+	// Run by construction). The informer hands it to its queue
+	// (deltafifo.Options.Transformer).
+	//
+	// A transform must keep the resourceVersion: an OnUpdate whose old and
+	// new objects have the same resourceVersion is taken for a resync and
+	// only reaches handlers due for one, so blanking it makes every real
+	// update vanish for the other handlers (falcosecurity/k8s-metacollector#188).
+	// It must also keep name and namespace (the key), and it must not
+	// modify the object it is given in place if that object may be shared.
+	Transform deltafifo.TransformFunc
 }
 
 // HandlerOptions configure AddEventHandlerWithOptions (client-go has the
@@ -210,6 +213,7 @@ func NewSharedIndexInformerWithOptions(lw listwatch.ListerWatcher, exampleObject
 		cacheTrace:                      opts.Tracer.Stage(trace.StageInformer),
 		resyncCheckPeriod:               opts.ResyncPeriod,
 		defaultEventHandlerResyncPeriod: opts.ResyncPeriod,
+		transform:                       opts.Transform,
 	}
 }
 
@@ -412,17 +416,6 @@ func (s *sharedIndexInformer) SetWatchErrorHandler(handler func(r *reflector.Ref
 		return errors.New("informer: SetWatchErrorHandler: the informer has already started")
 	}
 	s.watchErrorHandler = handler
-	return nil
-}
-
-// SetTransform implements SharedIndexInformer.
-func (s *sharedIndexInformer) SetTransform(f deltafifo.TransformFunc) error {
-	s.startedLock.Lock()
-	defer s.startedLock.Unlock()
-	if s.started {
-		return errors.New("informer: SetTransform: the informer has already started")
-	}
-	s.transform = f
 	return nil
 }
 

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/api"
-	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/clock"
+	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )
@@ -410,7 +410,7 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// SetTransform rewrites objects before they are cached; a transform that
+// The Transform option rewrites objects before they are cached; a transform that
 // blanks resourceVersion turns every update into a "resync" that handlers
 // without a resync period never see (falcosecurity/k8s-metacollector#188).
 func TestInformer_Transform(t *testing.T) {
@@ -423,12 +423,12 @@ func TestInformer_Transform(t *testing.T) {
 		queueKinds(t, func(t *testing.T, kind QueueKind) {
 			synctest.Test(t, func(t *testing.T) {
 				lw := newFakeLW(annotated("a"))
-				inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{Queue: kind}))
-				require.NoError(t, inf.SetTransform(func(obj api.Object) (api.Object, error) {
-					p := obj.(*api.Pod).DeepCopy()
-					p.Annotations = nil
-					return p, nil
-				}))
+				inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{Queue: kind,
+					Transform: func(obj api.Object) (api.Object, error) {
+						p := obj.(*api.Pod).DeepCopy()
+						p.Annotations = nil
+						return p, nil
+					}}))
 				var got []*api.Pod
 				var mu sync.Mutex
 				_, err := inf.AddEventHandler(ResourceEventHandlerFuncs{
@@ -438,7 +438,6 @@ func TestInformer_Transform(t *testing.T) {
 				require.NoError(t, err)
 				runInformer(t, inf)
 				synctest.Wait()
-				require.ErrorContains(t, inf.SetTransform(nil), "already started")
 
 				lw.Modify(annotated("a"))
 				synctest.Wait()
@@ -459,12 +458,12 @@ func TestInformer_Transform(t *testing.T) {
 	t.Run("blanking resourceVersion makes real updates look like resyncs", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
 			lw := newFakeLW(pod("a", "v=1"))
-			inf := NewSharedIndexInformer(lw, &api.Pod{}, 0, nil)
-			require.NoError(t, inf.SetTransform(func(obj api.Object) (api.Object, error) {
-				p := obj.(*api.Pod).DeepCopy()
-				p.ResourceVersion = "" // DON'T: see SetTransform's doc
-				return p, nil
-			}))
+			inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{
+				Transform: func(obj api.Object) (api.Object, error) {
+					p := obj.(*api.Pod).DeepCopy()
+					p.ResourceVersion = "" // DON'T: see the Transform option's doc
+					return p, nil
+				}})
 			rec := &recorder{}
 			_, err := inf.AddEventHandler(rec)
 			require.NoError(t, err)

@@ -62,7 +62,8 @@
 //   - listwatch.go: NewFilteredListWatchFromClient, the ListerWatcher a
 //     Reflector is built on; interfaces.go: ListerWatcher, ListWatch,
 //     Watch, Event.
-//   - errors.go: StatusError and the Is* helpers.
+//   - errors.go: StatusError, NewNotFound (the error informer listers
+//     return for a cache miss) and the Is* helpers.
 //
 // # Where kinformer departs from client-go
 //

@@ -31,6 +31,23 @@ func (e *StatusError) Status() *api.Status { return e.ErrStatus }
 // Unwrap returns the Status.
 func (e *StatusError) Unwrap() error { return e.ErrStatus }
 
+// NewNotFound returns the error the API server answers for a missing
+// object, resource (a GroupResource, "pods", or a type name, "pod") and name
+// naming it: a 404 NotFound Status with the message `pods "web-0" not
+// found`. Listers return it for a cache miss (client-go's
+// apierrors.NewNotFound), so IsNotFound, errors.As to a *StatusError and
+// Status() treat a miss in the cache and on the server alike.
+func NewNotFound(resource, name string) *StatusError {
+	return &StatusError{ErrStatus: &api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusFailure,
+		Message:  fmt.Sprintf("%s %q not found", resource, name),
+		Reason:   api.StatusReasonNotFound,
+		Details:  &api.StatusDetails{Name: name, Kind: resource},
+		Code:     http.StatusNotFound,
+	}}
+}
+
 // maxErrorBody bounds how much of an error response is read.
 const maxErrorBody = 1 << 20
 

@@ -242,3 +242,16 @@ func TestIsConnectionRefused(t *testing.T) {
 	assert.Equal(t, api.StatusReason(""), ReasonForError(err))
 	assert.False(t, IsConnectionRefused(&StatusError{ErrStatus: &api.Status{Code: 503}}))
 }
+
+// NewNotFound is what the server answers for a missing object, so the
+// helpers and errors.As see a lister's miss as they see a 404.
+func TestNewNotFound(t *testing.T) {
+	err := NewNotFound("pods", "web-0")
+	require.True(t, IsNotFound(err))
+	require.Equal(t, api.StatusReasonNotFound, ReasonForError(err))
+	require.EqualError(t, err, `pods "web-0" not found`)
+	require.EqualValues(t, 404, err.Status().Code)
+	var st *api.Status
+	require.ErrorAs(t, err, &st, "Unwrap gives the Status")
+	require.False(t, IsConflict(err))
+}

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinformer/kinformer/api"
-	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/clock"
+	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/internal/leakcheck"
 	"github.com/kinformer/kinformer/trace"
 )

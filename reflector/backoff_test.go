@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/clock"
+	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/listwatch"
 )
 

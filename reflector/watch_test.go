@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinformer/kinformer/api"
-	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/clock"
+	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/listwatch"
 )
 

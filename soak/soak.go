@@ -229,8 +229,9 @@ func startController(ctx context.Context, wg *sync.WaitGroup, client *listwatch.
 	// A resync period, as every controller manager sets one: a key the
 	// workers gave up on (five failed reconciles while the server was down)
 	// is queued again at the next resync, even if no event comes.
-	factory := informer.NewSharedInformerFactoryWithOptions(client, 5*time.Second, informer.WithNamespace(rsNamespace),
-		informer.WithInformerOptions(informer.SharedIndexInformerOptions{Logger: logger}))
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{
+		DefaultResync: 5 * time.Second, Namespace: rsNamespace, Logger: logger,
+	})
 	ctrl, err := replicaset.NewReplicaSetController(replicaset.Options{Client: client, Factory: factory, Logger: logger})
 	if err != nil {
 		return nil, nil, err

@@ -112,8 +112,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	podClient := listwatch.For[*api.Pod](client, listwatch.Pods)
-	factory := informer.NewSharedInformerFactoryWithOptions(client, 0,
-		informer.WithInformerOptions(informer.SharedIndexInformerOptions{Tracer: tr, Logger: quietLog}))
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Tracer: tr, Logger: quietLog})
 	ctrl, err := replicaset.NewReplicaSetController(replicaset.Options{Client: client, Factory: factory,
 		Workers: o.workers, Tracer: tr, Logger: quietLog})
 	if err != nil {

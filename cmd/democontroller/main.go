@@ -106,9 +106,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	factory := informer.NewSharedInformerFactoryWithOptions(client, o.resync,
-		informer.WithNamespace(o.namespace),
-		informer.WithInformerOptions(informer.SharedIndexInformerOptions{Logger: logger, Tracer: tracer}))
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{
+		DefaultResync: o.resync, Namespace: o.namespace, Logger: logger, Tracer: tracer,
+	})
 	c, err := replicaset.NewReplicaSetController(replicaset.Options{
 		Client: client, Factory: factory, Workers: o.workers, Logger: logger, Tracer: tracer,
 	})

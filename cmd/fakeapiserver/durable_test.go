@@ -119,8 +119,7 @@ func TestKill9_AcknowledgedWritesSurvive(t *testing.T) {
 
 	client, err := listwatch.NewClient(listwatch.Config{Server: first.url})
 	require.NoError(t, err)
-	factory := informer.NewSharedInformerFactoryWithOptions(client, 0,
-		informer.WithInformerOptions(informer.SharedIndexInformerOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}))
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	pods := factory.InformerFor(listwatch.Pods)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer factory.Shutdown()

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/indexer"
 	"github.com/kinformer/kinformer/informer"
-	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/trace"
 	"github.com/kinformer/kinformer/workqueue"

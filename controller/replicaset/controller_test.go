@@ -12,10 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/informer"
-	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/listwatch"
 )
 
@@ -168,7 +168,7 @@ func TestReplicaSetController_RunFailsIfCachesNeverSync(t *testing.T) {
 	defer srv.Close()
 	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
 	require.NoError(t, err)
-	factory := informer.NewSharedInformerFactory(client, 0)
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{})
 	c, err := NewReplicaSetController(Options{Client: client, Factory: factory, Logger: quiet})
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)

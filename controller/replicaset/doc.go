@@ -50,7 +50,7 @@
 //
 // # Using it
 //
-//	factory := informer.NewSharedInformerFactory(client, 30*time.Second)
+//	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{DefaultResync: 30 * time.Second})
 //	c, err := replicaset.NewReplicaSetController(replicaset.Options{Client: client, Factory: factory})
 //	factory.Start(ctx)      // the caller starts the factory, as in client-go
 //	err = c.Run(ctx)        // waits for the caches, runs the workers until ctx ends, drains

@@ -42,7 +42,7 @@ func ExampleNewReplicaSetController() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	factory := informer.NewSharedInformerFactory(client, 0)
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{})
 	c, err := replicaset.NewReplicaSetController(replicaset.Options{
 		Client: client, Factory: factory, Logger: slog.New(slog.DiscardHandler),
 	})

@@ -61,8 +61,7 @@ func TestTrace_FollowOnePodThroughEveryStage(t *testing.T) {
 	defer srv.Close()
 	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL, Tracer: tr})
 	require.NoError(t, err)
-	factory := informer.NewSharedInformerFactoryWithOptions(client, 0,
-		informer.WithInformerOptions(informer.SharedIndexInformerOptions{Tracer: tr, Logger: quiet}))
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Tracer: tr, Logger: quiet})
 	ctrl, err := NewReplicaSetController(Options{Client: client, Factory: factory, Logger: quiet, Tracer: tr})
 	require.NoError(t, err)
 	_, err = srv.Create(newReplicaSet("web", 1))

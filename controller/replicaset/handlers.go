@@ -5,7 +5,6 @@ import (
 	"log/slog"
 
 	"github.com/kinformer/kinformer/api"
-	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/indexer"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/trace"
@@ -24,21 +23,26 @@ const fromReplicaSet = "replicaset"
 // handlerName names the controller's handlers in the informers' trace.
 const handlerName = "replicaset-controller"
 
-// registerHandlers registers the handlers on both informers.
+// registerHandlers registers the handlers on both informers. They are
+// typed (informer.TypedResourceEventHandlerFuncs): each gets a *api.ReplicaSet
+// or a *api.Pod, a delete already unwrapped from its tombstone, and an
+// object of another type never reaches them.
 func (c *ReplicaSetController) registerHandlers() error {
 	var err error
-	c.rsReg, err = c.rsInformer.AddEventHandlerWithOptions(informer.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any, _ bool) { c.addReplicaSet(obj) },
-		UpdateFunc: func(_, newObj any) { c.addReplicaSet(newObj) },
-		DeleteFunc: c.deleteReplicaSet,
+	c.rsReg, err = c.rsInformer.AddEventHandlerWithOptions(informer.TypedResourceEventHandlerFuncs[*api.ReplicaSet]{
+		AddFunc:    func(rs *api.ReplicaSet, _ bool) { c.addReplicaSet(rs) },
+		UpdateFunc: func(_, rs *api.ReplicaSet) { c.addReplicaSet(rs) },
+		DeleteFunc: func(rs *api.ReplicaSet, _ bool) { c.deleteReplicaSet(rs) },
+		Logger:     c.logger,
 	}, informer.HandlerOptions{Name: handlerName})
 	if err != nil {
 		return fmt.Errorf("replicaset: registering the ReplicaSet handler: %w", err)
 	}
-	c.podReg, err = c.podInformer.AddEventHandlerWithOptions(informer.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any, _ bool) { c.addPod(obj) },
+	c.podReg, err = c.podInformer.AddEventHandlerWithOptions(informer.TypedResourceEventHandlerFuncs[*api.Pod]{
+		AddFunc:    func(pod *api.Pod, _ bool) { c.addPod(pod) },
 		UpdateFunc: c.updatePod,
-		DeleteFunc: c.deletePod,
+		DeleteFunc: func(pod *api.Pod, _ bool) { c.deletePod(pod) },
+		Logger:     c.logger,
 	}, informer.HandlerOptions{Name: handlerName})
 	if err != nil {
 		return fmt.Errorf("replicaset: registering the Pod handler: %w", err)
@@ -47,22 +51,15 @@ func (c *ReplicaSetController) registerHandlers() error {
 }
 
 // addReplicaSet enqueues a ReplicaSet that was added, changed or resynced.
-func (c *ReplicaSetController) addReplicaSet(obj any) {
-	rs, ok := obj.(*api.ReplicaSet)
-	if !ok {
-		return
-	}
+func (c *ReplicaSetController) addReplicaSet(rs *api.ReplicaSet) {
 	c.enqueue(keyOf(rs), fromReplicaSet)
 }
 
 // deleteReplicaSet forgets a deleted ReplicaSet's expectations and enqueues
-// it (its reconcile finds it gone). obj may be a tombstone.
-func (c *ReplicaSetController) deleteReplicaSet(obj any) {
-	key, err := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(obj)
-	if err != nil {
-		c.logger.Error("a deleted object without a key", "obj", fmt.Sprintf("%T", obj), "err", err)
-		return
-	}
+// it (its reconcile finds it gone). rs may be the last state of a delete
+// the watch missed (the typed handler unwrapped the tombstone).
+func (c *ReplicaSetController) deleteReplicaSet(rs *api.ReplicaSet) {
+	key := keyOf(rs)
 	c.expectations.forget(key)
 	c.enqueue(key, fromReplicaSet)
 }
@@ -71,11 +68,7 @@ func (c *ReplicaSetController) deleteReplicaSet(obj any) {
 // of that ReplicaSet's expected creations has been observed. A pod that is
 // already being deleted (seen first after a restart or a relist) counts as
 // a deletion instead.
-func (c *ReplicaSetController) addPod(obj any) {
-	pod, ok := obj.(*api.Pod)
-	if !ok {
-		return
-	}
+func (c *ReplicaSetController) addPod(pod *api.Pod) {
 	if pod.DeletionTimestamp != nil {
 		c.deletePod(pod)
 		return
@@ -94,10 +87,8 @@ func (c *ReplicaSetController) addPod(obj any) {
 // changed concerns both the old and the new ReplicaSet. A resync (same
 // resourceVersion) changes nothing and is ignored: the ReplicaSet's own
 // resync enqueues it.
-func (c *ReplicaSetController) updatePod(oldObj, newObj any) {
-	oldPod, ok1 := oldObj.(*api.Pod)
-	curPod, ok2 := newObj.(*api.Pod)
-	if !ok1 || !ok2 || oldPod.ResourceVersion == curPod.ResourceVersion {
+func (c *ReplicaSetController) updatePod(oldPod, curPod *api.Pod) {
+	if oldPod.ResourceVersion == curPod.ResourceVersion {
 		return
 	}
 	if curPod.DeletionTimestamp != nil && oldPod.DeletionTimestamp == nil {
@@ -116,22 +107,10 @@ func (c *ReplicaSetController) updatePod(oldObj, newObj any) {
 
 // deletePod handles a pod that is gone or going: one of its ReplicaSet's
 // expected deletions, if it was one the controller deleted, has been
-// observed. obj may be a deltafifo.DeletedFinalStateUnknown: the delete was
-// missed and a relist found the pod gone; its Obj is the last state the
-// cache knew.
-func (c *ReplicaSetController) deletePod(obj any) {
-	pod, ok := obj.(*api.Pod)
-	if !ok {
-		tombstone, isTombstone := obj.(deltafifo.DeletedFinalStateUnknown)
-		if !isTombstone {
-			c.logger.Error("a pod delete without a pod", "obj", fmt.Sprintf("%T", obj))
-			return
-		}
-		if pod, ok = tombstone.Obj.(*api.Pod); !ok {
-			c.logger.Error("a tombstone without a pod", "key", tombstone.Key, "obj", fmt.Sprintf("%T", tombstone.Obj))
-			return
-		}
-	}
+// observed. When the delete was missed and a relist found the pod gone, the
+// typed handler has unwrapped the deltafifo.DeletedFinalStateUnknown: pod
+// is the last state the cache knew, which still names its owner.
+func (c *ReplicaSetController) deletePod(pod *api.Pod) {
 	rsKey, ok := c.ownerKey(pod)
 	if !ok {
 		return

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/informer"
-	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/trace"
 )
@@ -53,9 +53,9 @@ func start(t *testing.T, cfg envConfig) *env {
 	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
 	require.NoError(t, err)
 	clk := clock.NewFakeClock(time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC))
-	factory := informer.NewSharedInformerFactoryWithOptions(client, cfg.resync,
-		informer.WithNamespace(api.NamespaceDefault),
-		informer.WithInformerOptions(informer.SharedIndexInformerOptions{Clock: clk, Logger: quiet}))
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{
+		DefaultResync: cfg.resync, Namespace: api.NamespaceDefault, Clock: clk, Logger: quiet,
+	})
 	st := newStory(t)
 	ctrl, err := NewReplicaSetController(Options{Client: client, Factory: factory, Logger: quiet, Tracer: st.tracer})
 	require.NoError(t, err)
