@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"github.com/kinformer/kinformer/api"
 	"log/slog"
 	"maps"
 	"sync"
@@ -34,7 +35,8 @@ type SharedInformerFactory interface {
 	Start(ctx context.Context)
 	// WaitForCacheSync waits for every started informer to sync and
 	// reports each one's result, keyed by resource (GroupResource: "pods",
-	// "replicasets.apps"); false means ctx ended first.
+	// "replicasets.apps", or "pods (metadata)" for a metadata-only one: see
+	// informerKey); false means ctx ended first.
 	WaitForCacheSync(ctx context.Context) map[string]bool
 	// Shutdown waits until every started informer has returned. Cancel
 	// the context passed to Start first. Start does nothing afterwards.
@@ -113,13 +115,13 @@ func NewSharedInformerFactory(client *listwatch.Client, opts FactoryOptions) Sha
 // InformerFor implements SharedInformerFactory: article 003's InformerFor,
 // keyed by resource instead of by Go type.
 func (f *sharedInformerFactory) InformerFor(r listwatch.Resource) SharedIndexInformer {
-	key := r.GroupResource()
+	key := informerKey(r)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if inf, exists := f.informers[key]; exists {
 		return inf
 	}
-	resync, custom := f.opts.CustomResync[key]
+	resync, custom := f.opts.CustomResync[r.GroupResource()]
 	if !custom {
 		resync = f.opts.DefaultResync
 	}
@@ -179,4 +181,22 @@ func (f *sharedInformerFactory) Shutdown() {
 	f.shuttingDown = true
 	f.mu.Unlock()
 	f.wg.Wait()
+}
+
+// informerKey names the factory's informer for r: its GroupResource
+// ("pods"), with " (unstructured)" or " (metadata)" appended for the
+// dynamic and metadata-only forms, so one factory can hold a typed, a
+// dynamic and a metadata-only cache of the same resource side by side
+// (client-go needs three factories for that). Two different typed Go types
+// for one resource share the key: the first one asked for wins.
+func informerKey(r listwatch.Resource) string {
+	switch {
+	case r.MetadataOnly:
+		return r.GroupResource() + " (metadata)"
+	case r.New != nil:
+		if _, ok := r.New().(*api.Unstructured); ok {
+			return r.GroupResource() + " (unstructured)"
+		}
+	}
+	return r.GroupResource()
 }

@@ -132,3 +132,20 @@ func TestFactory_WaitForCacheSyncGivesUp(t *testing.T) {
 	cancelWait() // the caller's deadline has passed
 	require.Equal(t, map[string]bool{"pods": false}, factory.WaitForCacheSync(waitCtx))
 }
+
+// One factory holds a typed, an unstructured and a metadata-only informer
+// of the same resource side by side, each its own cache.
+func TestFactory_OneInformerPerFormOfAResource(t *testing.T) {
+	typed := listwatch.Pods
+	dynamic := listwatch.DynamicResource("", "v1", "pods", "Pod", true)
+	metadata := listwatch.MetadataOnly(listwatch.Pods)
+	f := NewSharedInformerFactory(nil, FactoryOptions{})
+	a, b, c := f.InformerFor(typed), f.InformerFor(dynamic), f.InformerFor(metadata)
+	require.NotSame(t, a, b)
+	require.NotSame(t, a, c)
+	require.NotSame(t, b, c)
+	require.Same(t, b, f.InformerFor(listwatch.DynamicResource("", "v1", "pods", "Pod", true)), "asked again: the same one")
+	require.Equal(t, "pods", informerKey(typed))
+	require.Equal(t, "pods (unstructured)", informerKey(dynamic))
+	require.Equal(t, "pods (metadata)", informerKey(metadata))
+}

@@ -112,7 +112,7 @@ func (c *Client) newHTTPRequest(ctx context.Context, rq *request) (*http.Request
 	if err != nil {
 		return nil, fmt.Errorf("listwatch: building the %s request: %w", rq.verb, err)
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", rq.accept())
 	req.Header.Set("User-Agent", c.userAgent)
 	if rq.contentType != "" {
 		req.Header.Set("Content-Type", rq.contentType)
@@ -132,6 +132,9 @@ func (c *Client) newHTTPRequest(ctx context.Context, rq *request) (*http.Request
 // the body of a 2xx response. Transport failures come back wrapped with
 // what was being done ("list pods: Get ...: connection refused").
 func (c *Client) do(ctx context.Context, rq *request) (*http.Response, error) {
+	if err := rq.checkMetadataOnly(); err != nil {
+		return nil, err
+	}
 	req, err := c.newHTTPRequest(ctx, rq)
 	if err != nil {
 		return nil, err

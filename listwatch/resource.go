@@ -20,6 +20,10 @@ type Resource struct {
 	// New returns an empty object of the resource's Go type (&api.Pod{}).
 	// List items and watch objects are decoded into values it returns.
 	New func() api.Object
+	// MetadataOnly asks the server for the objects' metadata only
+	// (PartialObjectMetadata, see MetadataOnly in dynamic.go); New must
+	// then make *api.PartialObjectMetadata values.
+	MetadataOnly bool
 }
 
 // The resources kinformer knows, with their Go types from package api.
@@ -96,12 +100,25 @@ func (r Resource) Path(namespace, name, subresource string) string {
 // setKind fills in an object's kind and apiVersion when the JSON left them
 // out, as a list's items do. (client-go's typed clients leave them empty, a
 // well-known surprise; kinformer's objects always say what they are.)
+//
+// A metadata-only answer says what it is (PartialObjectMetadata,
+// meta.k8s.io/v1), which is kept; an item without a kind gets that too.
+// An *api.Unstructured is set through its setters, so its Object says it
+// as well.
 func (r Resource) setKind(obj api.Object) {
+	kind, apiVersion := r.Kind, r.GroupVersion()
+	if r.MetadataOnly {
+		kind, apiVersion = partialObjectMetadataKind, metaV1
+	}
 	tm := obj.GetObjectKind()
+	setKind, setAPIVersion := func(k string) { tm.Kind = k }, func(v string) { tm.APIVersion = v }
+	if u, ok := obj.(*api.Unstructured); ok {
+		setKind, setAPIVersion = u.SetKind, u.SetAPIVersion
+	}
 	if tm.Kind == "" {
-		tm.Kind = r.Kind
+		setKind(kind)
 	}
 	if tm.APIVersion == "" {
-		tm.APIVersion = r.GroupVersion()
+		setAPIVersion(apiVersion)
 	}
 }
