@@ -202,9 +202,11 @@ func TestBindFlags(t *testing.T) {
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	cfg := BindFlags(fs)
 	require.NoError(t, fs.Parse([]string{"--server", "https://10.0.0.1:6443", "--token", "t", "--token-file", "/tok",
-		"--ca-file", "/ca.crt", "--insecure-skip-tls-verify", "--request-timeout", "5s"}))
+		"--ca-file", "/ca.crt", "--insecure-skip-tls-verify", "--request-timeout", "5s",
+		"--client-certificate", "/me.crt", "--client-key", "/me.key", "--kubeconfig", "/kubeconfig", "--context", "kind-kind"}))
 	assert.Equal(t, Config{Server: "https://10.0.0.1:6443", BearerToken: "t", BearerTokenFile: "/tok", CAFile: "/ca.crt",
-		InsecureSkipTLSVerify: true, Timeout: 5 * time.Second}, *cfg)
+		InsecureSkipTLSVerify: true, Timeout: 5 * time.Second, CertFile: "/me.crt", KeyFile: "/me.key",
+		Kubeconfig: "/kubeconfig", Context: "kind-kind"}, *cfg)
 }
 
 // Config.Timeout bounds a request that is not a watch, and how long a
@@ -226,9 +228,10 @@ func TestTimeoutBoundsRequestsAndWatchHeaders(t *testing.T) {
 	assert.True(t, errors.Is(err, context.DeadlineExceeded), "%v", err)
 }
 
-// A command's flags without --server fall back to the given server outside
+// A command's flags without --server (or a kubeconfig: see TestResolve_Order) fall back to the given server outside
 // a pod; with --server they are kept as they are.
 func TestConfig_OrInClusterFallsBackOutsideAPod(t *testing.T) {
+	t.Setenv("KUBECONFIG", "")
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	t.Setenv("KUBERNETES_SERVICE_PORT", "")
 	cfg, err := Config{Timeout: 3 * time.Second}.OrInCluster("http://127.0.0.1:8080")
