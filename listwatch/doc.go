@@ -73,8 +73,9 @@
 //   - context.Context replaces stop channels: a Watch ends when its
 //     context does.
 //   - JSON only (no protobuf, no CBOR), HTTP/1.1 or HTTP/2.
-//   - No kubeconfig loading and no client certificates: point it at
-//     `kubectl proxy`, or give a bearer token and CA, or run in a pod.
+//   - kubeconfig files are read by a small reader of the YAML subset they
+//     use (no YAML library is allowed; JSON kubeconfigs too), without exec
+//     or auth-provider plugins: use `kubectl proxy` for those clusters.
 //   - Objects always carry kind and apiVersion, list items too
 //     (client-go's typed objects come back with them empty).
 //   - Frames are found by newline rather than by a second JSON scan.

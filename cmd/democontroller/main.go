@@ -85,9 +85,17 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 			o.stages[strings.TrimSpace(s)] = true
 		}
 	}
-	var err error
-	o.config, err = o.config.OrInCluster(defaultServer)
-	return o, err
+	config, contextNamespace, err := o.config.Resolve(defaultServer)
+	if err != nil {
+		return options{}, err
+	}
+	o.config = config
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "namespace" })
+	if contextNamespace != "" && !given {
+		o.namespace = contextNamespace // the kubeconfig context's or the pod's namespace, as kubectl
+	}
+	return o, nil
 }
 
 // run is the program: build the client, the factory and the controller,

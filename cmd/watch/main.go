@@ -117,9 +117,22 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if *all {
 		o.namespace = api.NamespaceAll
 	}
-	var err error
-	o.config, err = o.config.OrInCluster(defaultServer)
-	return o, err
+	config, contextNamespace, err := o.config.Resolve(defaultServer)
+	if err != nil {
+		return options{}, err
+	}
+	o.config = config
+	if contextNamespace != "" && !flagGiven(fs, "namespace") && !*all {
+		o.namespace = contextNamespace // the kubeconfig context's or the pod's namespace, as kubectl
+	}
+	return o, nil
+}
+
+// flagGiven reports whether the command line set the flag.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 func resourceNames() []string {
