@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"slices"
@@ -261,5 +262,47 @@ func BenchmarkDynamic_DecodePod(b *testing.B) {
 			}
 			b.ReportMetric(float64(sizes[bc.kept]), "kept-B/obj")
 		})
+	}
+}
+
+// A metadata-only informer on a custom resource: the fake server serves
+// the kind from its CRD and answers PartialObjectMetadata for it, as the
+// real one does.
+func TestMetadataInformer_CustomResource(t *testing.T) {
+	srv := fakeapiserver.New(fakeapiserver.Options{})
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() { srv.Close(); hs.Close() })
+	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	crd := &api.Unstructured{}
+	require.NoError(t, crd.UnmarshalJSON([]byte(`{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",
+ "metadata":{"name":"widgets.demo.kinformer.io"},"spec":{"group":"demo.kinformer.io","scope":"Namespaced",
+ "names":{"plural":"widgets","singular":"widget","kind":"Widget"},
+ "versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object"}}}]}}`)))
+	_, err = listwatch.For[*api.Unstructured](client, listwatch.DynamicResource("apiextensions.k8s.io", "v1",
+		"customresourcedefinitions", "CustomResourceDefinition", false)).Create(ctx, "", crd)
+	require.NoError(t, err)
+	widgets := listwatch.DynamicResource("demo.kinformer.io", "v1", "widgets", "Widget", true)
+	for _, name := range []string{"a", "b"} {
+		w := &api.Unstructured{}
+		require.NoError(t, w.UnmarshalJSON([]byte(`{"apiVersion":"demo.kinformer.io/v1","kind":"Widget","metadata":{"name":"`+name+`","labels":{"team":"x"}},"spec":{"size":1}}`)))
+		_, err := listwatch.For[*api.Unstructured](client, widgets).Create(ctx, "default", w)
+		require.NoError(t, err)
+	}
+
+	factory := NewSharedInformerFactory(client, FactoryOptions{Logger: quiet})
+	inf := factory.InformerFor(listwatch.MetadataOnly(widgets))
+	t.Cleanup(factory.Shutdown)
+	t.Cleanup(cancel)
+	factory.Start(ctx)
+	require.True(t, WaitForCacheSync(ctx, inf.HasSynced))
+	got, err := NewLister[*api.PartialObjectMetadata](inf.GetIndexer()).List(api.Everything())
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	for _, m := range got {
+		require.Equal(t, "PartialObjectMetadata", m.Kind)
+		require.Equal(t, "x", m.Labels["team"])
+		t.Logf("cached %s/%s (%s), metadata only", m.Namespace, m.Name, m.APIVersion)
 	}
 }
