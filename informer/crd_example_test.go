@@ -37,6 +37,23 @@ func mustUnstructured(js string) *api.Unstructured {
 	return u
 }
 
+// widgetServer starts an in-process fake API server that has learned the
+// Widget kind from widgetCRD (what `kubectl apply -f crd.yaml` does), and
+// returns a client for it and a stop function.
+func widgetServer() (*listwatch.Client, func()) {
+	srv := fakeapiserver.New(fakeapiserver.Options{})
+	hs := httptest.NewServer(srv)
+	stop := func() { srv.Close(); hs.Close() }
+	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := listwatch.For[*api.Unstructured](client, crds).Create(context.Background(), "", mustUnstructured(widgetCRD)); err != nil {
+		log.Fatal(err)
+	}
+	return client, stop
+}
+
 // A controller for your own resource (article 000 §3's next step): the fake
 // server learns the Widget kind from a CRD, a dynamic informer watches
 // widgets, its handler enqueues keys, and one worker reconciles each widget
@@ -44,21 +61,12 @@ func mustUnstructured(js string) *api.Unstructured {
 // level-triggered loop of the ReplicaSet controller on a kind kinformer has
 // no Go type for.
 func Example_customResourceController() {
-	srv := fakeapiserver.New(fakeapiserver.Options{})
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	defer srv.Close()
-	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, stopServer := widgetServer()
+	defer stopServer()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
-	// kubectl apply -f crd.yaml, then two widgets.
-	if _, err := listwatch.For[*api.Unstructured](client, crds).Create(ctx, "", mustUnstructured(widgetCRD)); err != nil {
-		log.Fatal(err)
-	}
+	// Two widgets, as kubectl apply -f would create them.
 	widgetClient := listwatch.For[*api.Unstructured](client, widgets)
 	for _, w := range []string{
 		`{"apiVersion":"demo.kinformer.io/v1","kind":"Widget","metadata":{"name":"small"},"spec":{"size":1}}`,
@@ -168,19 +176,10 @@ var typedWidgets = listwatch.Resource{Group: "demo.kinformer.io", Version: "v1",
 // the type. (Fields the type does not declare are dropped when decoding;
 // use api.Unstructured to keep everything.)
 func Example_ownTypeForCustomResource() {
-	srv := fakeapiserver.New(fakeapiserver.Options{})
-	hs := httptest.NewServer(srv)
-	defer hs.Close()
-	defer srv.Close()
-	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
-	if err != nil {
-		log.Fatal(err)
-	}
+	client, stopServer := widgetServer()
+	defer stopServer()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if _, err := listwatch.For[*api.Unstructured](client, crds).Create(ctx, "", mustUnstructured(widgetCRD)); err != nil {
-		log.Fatal(err)
-	}
 	typed := listwatch.For[*Widget](client, typedWidgets)
 	w := &Widget{ObjectMeta: api.ObjectMeta{Name: "gear"}}
 	w.Spec.Size = 3

@@ -91,7 +91,7 @@ func TestDynamicInformer_PodsAddUpdateDelete(t *testing.T) {
 	defer factory.Shutdown()
 	defer cancel()
 	factory.Start(ctx)
-	require.Equal(t, map[string]bool{"pods": true}, factory.WaitForCacheSync(ctx))
+	require.Equal(t, map[string]bool{"pods (unstructured)": true}, factory.WaitForCacheSync(ctx))
 
 	lister := NewLister[*api.Unstructured](inf.GetIndexer())
 	web0, err := lister.ByNamespace("default").Get("web-0")
@@ -138,7 +138,7 @@ func TestMetadataInformer_PodsAddUpdateDelete(t *testing.T) {
 	e.create(&api.Pod{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "web-0", Labels: map[string]string{"app": "web"}},
 		Spec: api.PodSpec{Containers: []api.Container{{Name: "app", Image: "nginx"}}}})
 
-	factory := e.factory() // a factory of its own: it keys informers by GroupResource
+	factory := e.factory()
 	inf := factory.InformerFor(listwatch.MetadataOnly(listwatch.Pods))
 	rec := &nameRecorder{}
 	_, err := inf.AddEventHandler(rec.handler())
@@ -147,7 +147,7 @@ func TestMetadataInformer_PodsAddUpdateDelete(t *testing.T) {
 	defer factory.Shutdown()
 	defer cancel()
 	factory.Start(ctx)
-	require.Equal(t, map[string]bool{"pods": true}, factory.WaitForCacheSync(ctx))
+	require.Equal(t, map[string]bool{"pods (metadata)": true}, factory.WaitForCacheSync(ctx))
 
 	lister := NewLister[*api.PartialObjectMetadata](inf.GetIndexer())
 	web0, err := lister.ByNamespace("default").Get("web-0")
