@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 FUZZTIME="${FUZZTIME:-2s}"
 GO="${GO:-go}"
 n=0
+# crashers counts the inputs go test has saved for a target (0 when none).
+crashers() { find "$1/testdata/fuzz/$2" -type f 2>/dev/null | wc -l || true; }
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 while IFS= read -r file; do
@@ -21,11 +23,11 @@ while IFS= read -r file; do
 		# one input (a known flake of go test -fuzz under load). Only a run
 		# that wrote a crasher, or fails twice, is a finding.
 		for attempt in 1 2; do
-			before=$(ls "$pkg/testdata/fuzz/$target" 2>/dev/null | wc -l)
+			before=$(crashers "$pkg" "$target")
 			if "$GO" test "$pkg" -run '^$' -fuzz "^${target}\$" -fuzztime "$FUZZTIME" >"$log" 2>&1; then
 				break
 			fi
-			after=$(ls "$pkg/testdata/fuzz/$target" 2>/dev/null | wc -l)
+			after=$(crashers "$pkg" "$target")
 			if [ "$attempt" = 1 ] && [ "$before" = "$after" ] && grep -q 'context deadline exceeded' "$log"; then
 				echo "fuzz: $pkg $target: deadline flake without a crasher, running it again"
 				continue
