@@ -1,7 +1,7 @@
 # kinformer: the informer machinery of client-go, from scratch, with a fake API server.
 GO ?= go
 
-.PHONY: demo server test unit lint kubectl-smoke demo-check stories fuzz-brief bench chaos soak fuzz
+.PHONY: demo server test unit lint kubectl-smoke demo-check browser-test browser-screenshot stories fuzz-brief bench bench-report chaos soak fuzz
 
 ## demo: the one-command tour: fake API server, informers, the ReplicaSet controller, a kubelet and chaos, narrated
 ## (ARGS="--trace" for every hop, ARGS="--duration 30s --history 5" ...; Ctrl-C ends it with exit 0)
@@ -13,8 +13,8 @@ demo:
 server:
 	$(GO) run ./cmd/fakeapiserver $(ARGS)
 
-## test: everything CI runs: lint, all tests under -race, kubectl against the fake server, the demo's final check, the narrated tests
-test: lint unit kubectl-smoke demo-check stories fuzz-brief
+## test: everything CI runs: lint, all tests under -race, kubectl against the fake server, the demo's final check, the demo's page in a browser, the narrated tests
+test: lint unit kubectl-smoke demo-check browser-test stories fuzz-brief
 
 unit:
 	$(GO) test -race -count=1 ./...
@@ -33,13 +33,35 @@ kubectl-smoke:
 demo-check:
 	$(GO) run ./cmd/demo --addr 127.0.0.1:0 --duration 15s --quiet
 
+## browser-test: the demo's live view in real headless Chromium through chromedriver (installs Debian's chromium and
+## chromium-driver if missing; skipped only where they cannot be installed); saves its screenshot in bin/
+browser-test:
+	GO=$(GO) ./scripts/browser-test.sh
+
+## browser-screenshot: the browser test, saving the screenshot docs/demo.md shows (docs/demo-browser.png)
+browser-screenshot:
+	SCREENSHOT=docs/demo-browser.png GO=$(GO) ./scripts/browser-test.sh
+
 ## stories: the tests the docs name tell their story under -v
 stories:
 	./scripts/check-stories.sh
 
-## bench: every benchmark, with allocations
+## bench: every benchmark, with allocations, and one table of them (docs/performance.md, docs/performance.svg); a few minutes
+## (the pipeline suite 1x, the informer and listwatch ones 1x, the micro-benchmarks 100ms each; output kept in bin/bench.txt)
+BENCH_PKGS_MICRO = $$($(GO) list ./... | grep -v -e '/bench$$' -e '/informer$$' -e '/listwatch$$')
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@mkdir -p bin
+	@set -e; start=$$(date +%s); { \
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 100ms $(BENCH_PKGS_MICRO); \
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x ./informer ./listwatch; \
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 1x -timeout 30m ./bench; \
+	} > bin/bench.txt 2>&1 || { cat bin/bench.txt; exit 1; }; \
+	echo "benchmarks took $$(( $$(date +%s) - start ))s; raw output in bin/bench.txt"
+	@$(MAKE) --no-print-directory bench-report
+
+## bench-report: the table and chart again from bin/bench.txt (written into docs/performance.md and docs/performance.svg)
+bench-report:
+	$(GO) run ./cmd/benchreport -write docs/performance.md -svg docs/performance.svg < bin/bench.txt
 
 ## chaos: the eventual-consistency test (random writes, dropped watches, outages, compactions) at length
 chaos:

@@ -36,6 +36,7 @@ import (
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/trace"
+	"github.com/kinformer/kinformer/workqueue"
 )
 
 func main() {
@@ -58,6 +59,9 @@ type options struct {
 	workers    int
 	replicas   int
 	startDelay time.Duration
+	web        string // the live view's address; "off": none
+	webPublic  bool   // allow a non-loopback --web
+	webSet     bool   // --web was given (a default port in use falls back to a free one)
 }
 
 func parseFlags(args []string) (options, error) {
@@ -72,9 +76,12 @@ func parseFlags(args []string) (options, error) {
 	fs.IntVar(&o.workers, "workers", 2, "the controller's workers")
 	fs.IntVar(&o.replicas, "replicas", 3, "replicas of the ReplicaSet web")
 	fs.DurationVar(&o.startDelay, "start-delay", time.Second, "how long the kubelet takes to start a pod")
+	fs.StringVar(&o.web, "web", "127.0.0.1:8081", "address of the live view, a page in the browser (127.0.0.1:0 picks a free port; off: none)")
+	fs.BoolVar(&o.webPublic, "web-public", false, "allow --web on an address other than loopback (the page has buttons that break things)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
+	fs.Visit(func(f *flag.Flag) { o.webSet = o.webSet || f.Name == "web" })
 	if o.startDelay <= 0 {
 		return o, errors.New("--start-delay must be positive")
 	}
@@ -94,6 +101,19 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	n := newNarrator(out, !o.quiet, o.trace)
 	tr := n.tracer()
+	// The live view counts the same trace the narration reads.
+	metrics := workqueue.NewInMemoryMetrics()
+	agg := newAggregator(n.start, metrics)
+	page := &pageControls{handlerWait: slowHandlerWait}
+	agg.controlsNow = page.state
+	var webLn net.Listener
+	if o.web != "off" && o.web != "" {
+		if webLn, err = listenWeb(o.web, o.webPublic, o.webSet); err != nil {
+			return err
+		}
+		defer webLn.Close() // in case of an early return; Serve closes it too
+		tr = trace.New(trace.Func(func(e trace.Event) { n.event(e); agg.event(e) }))
+	}
 	quietLog := slog.New(slog.DiscardHandler) // failures are in the trace already
 
 	// Faults: the learner's curl lines break things through the server's own
@@ -114,7 +134,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	podClient := listwatch.For[*api.Pod](client, listwatch.Pods)
 	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Tracer: tr, Logger: quietLog})
 	ctrl, err := replicaset.NewReplicaSetController(replicaset.Options{Client: client, Factory: factory,
-		Workers: o.workers, Tracer: tr, Logger: quietLog})
+		Workers: o.workers, Tracer: tr, Logger: quietLog, MetricsProvider: metrics, FailReconcile: page.failReconcile})
 	if err != nil {
 		return err
 	}
@@ -130,11 +150,21 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	n.say("starting two informers and the controller against %s", url)
+	if err := addAuditHandler(factory, page, work); err != nil {
+		stopWork()
+		return err
+	}
 	factory.Start(work)
 	ctrlErr := make(chan error, 1)
 	wg.Go(func() { ctrlErr <- ctrl.Run(work) })
 	k := &kubelet{pods: pods, client: podClient, startDelay: o.startDelay, firstSeen: map[string]time.Time{}, stopping: map[string]time.Time{}}
 	wg.Go(func() { k.run(work, n) })
+	if webLn != nil {
+		stopWeb := serveWeb(webLn, &webUI{agg: agg, hub: newHub(), repoRoot: findRepoRoot(), now: time.Now, ctx: work,
+			actions: pageActions(f, page, url)})
+		defer stopWeb() // the streams end when the demo stops
+		n.block(fmt.Sprintf("\nlive view: http://%s/  (the pipeline in a browser, with buttons that break it)\n", webLn.Addr()))
+	}
 
 	tourErr := waitAndPrintTour(ctx, factory, podClient, n, url)
 	chaosCtx, stopChaos := context.WithCancel(ctx)

@@ -50,6 +50,13 @@ type Options struct {
 	// Tracer receives the controller's trace events (stage "controller")
 	// and, through workqueue.QueueConfig.Tracer, its queue's. nil: off.
 	Tracer *trace.Tracer
+	// MetricsProvider gets the work queue's metrics (workqueue.QueueConfig
+	// .MetricsProvider; the queue is named "replicaset"). nil: none.
+	MetricsProvider workqueue.MetricsProvider
+	// FailReconcile, if set, is asked before every reconcile; an error it
+	// returns fails that reconcile (retried rate-limited, like any other
+	// failure). The demo's "make reconcile fail" button; nil: never.
+	FailReconcile func(key string) error
 }
 
 // Stats counts what the controller has done since it was made.
@@ -89,6 +96,7 @@ type ReplicaSetController struct {
 	maxRetries   int
 	logger       *slog.Logger
 	tracer       *trace.Tracer // stage "controller"
+	failHook     func(key string) error
 	ran          atomic.Bool
 
 	// noExpectations makes every reconcile act on what the cache shows,
@@ -119,10 +127,11 @@ func NewReplicaSetController(opts Options) (*ReplicaSetController, error) {
 		maxRetries:  opts.MaxRetries,
 		logger:      opts.Logger.With("controller", "replicaset"),
 		tracer:      opts.Tracer.Stage(trace.StageController),
+		failHook:    opts.FailReconcile,
 	}
 	c.expectations = newExpectations(opts.Clock, c.tracer)
 	c.queue = workqueue.NewRateLimitingQueueWithConfig[string](c.limiter,
-		workqueue.QueueConfig{Name: "replicaset", Clock: opts.Clock, Tracer: opts.Tracer})
+		workqueue.QueueConfig{Name: "replicaset", Clock: opts.Clock, Tracer: opts.Tracer, MetricsProvider: opts.MetricsProvider})
 	c.rsLister = informer.NewLister[*api.ReplicaSet](c.rsInformer.GetIndexer())
 	c.podIndex = c.podInformer.GetIndexer()
 	if err := c.addOwnerIndex(); err != nil {

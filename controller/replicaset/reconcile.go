@@ -35,6 +35,11 @@ func (c *ReplicaSetController) reconcile(ctx context.Context, key string) error 
 	if c.tracer.On() {
 		c.tracer.Event("reconcile", trace.Key(key))
 	}
+	if c.failHook != nil {
+		if err := c.failHook(key); err != nil {
+			return fmt.Errorf("reconcile %s: %w", key, err)
+		}
+	}
 	namespace, name, err := indexer.SplitMetaNamespaceKey(key)
 	if err != nil {
 		c.logger.Error("a key that is not namespace/name", "key", key, "err", err)

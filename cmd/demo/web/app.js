@@ -1,0 +1,265 @@
+// The live view of cmd/demo. Everything drawn here comes from the snapshots
+// of /api/stream (Server-Sent Events), aggregated in Go from the trace and
+// the work queue's metrics; this script only draws them.
+'use strict';
+
+const I18N = {
+  en: {
+    title: 'kinformer: the informer pipeline, live', connecting: 'connecting…', live: 'live', ended: 'demo stopped',
+    uptime: 'uptime', reflector: 'Reflector', reflectorHint: 'list, then watch from the last resourceVersion',
+    relists: 'relists', watchRestarts: 'watch restarts', docs: 'docs', source: 'source', docsInformer: 'informer', sourceHandlers: 'handlers',
+    fifo: 'DeltaFIFO', fifoHint: 'deltas per key, waiting to be popped', indexer: 'Indexer (cache)', indexerHint: 'objects in the local cache',
+    handlers: 'Event handlers', workqueue: 'Work queue', queueHint: 'keys waiting for a worker', depth: 'depth', inFlight: 'in flight',
+    adds: 'adds', deduped: 'deduplicated', retries: 'retries', latency: 'wait (avg)', work: 'work (avg)', delays: 'Rate-limiter delays',
+    controller: 'Controller', controllerHint: 'workers reconcile ReplicaSet web', reconciles: 'reconciles', failures: 'failed reconciles',
+    podsCreated: 'pods created', podsDeleted: 'pods deleted', desired: 'desired', current: 'current', ready: 'ready',
+    rates: 'Watch events per second', totalEvents: 'watch events so far', faultsInjected: 'faults', breakIt: 'Break it',
+    btnDeletePod: 'delete a random pod', btnDropWatches: 'drop every watch', btnCompact: 'compact the history',
+    btnFail429: 'fail next requests: 429', btnFail500: 'fail next requests: 500', btnSlow: 'slow a handler', btnFailReconcile: 'make reconcile fail',
+    faultDocs: 'the fault endpoints', demoDocs: 'this page', traceDocs: 'the trace', pods: 'Pods in the cache', podsHint: 'click a pod to follow its path',
+    log: 'Trace', filter: 'filter by key', clear: 'clear', pause: 'pause',
+    phase: 'phase', lastRV: 'last rv', lists: 'lists', watches: 'watches', events: 'watch events',
+    queued: 'queued', popped: 'popped', tombstones: 'tombstones', size: 'objects', pending: 'pending', delivered: 'delivered',
+    listing: 'listing', watching: 'watching', 'backing off': 'backing off', stopped: 'stopped',
+    none: 'none', slowOn: 'slow: on', failLeft: 'to fail', skipped: 'events not shown (too many at once)', filtered: 'showing the path of',
+    noDelays: 'none waiting', last: 'last reconcile'
+  },
+  zh: {
+    title: 'kinformer：Informer 流水线实时视图', connecting: '连接中…', live: '实时', ended: '演示已停止',
+    uptime: '运行时间', reflector: '反射器 Reflector', reflectorHint: '先全量列举（list），再从最新 resourceVersion 增量监听（watch）',
+    relists: '重新全量列举', watchRestarts: 'watch 重连', docs: '文档', source: '源码', docsInformer: 'Informer', sourceHandlers: '事件处理器',
+    fifo: '增量队列 DeltaFIFO', fifoHint: '按键（key）累积的增量，等待弹出', indexer: '索引器 / 本地缓存 Indexer', indexerHint: '本地缓存中的对象',
+    handlers: '事件处理器 handler', workqueue: '工作队列 work queue', queueHint: '等待 worker 处理的键', depth: '队列深度', inFlight: '处理中',
+    adds: '入队次数', deduped: '去重合并', retries: '重试次数', latency: '等待（平均）', work: '处理（平均）', delays: '限速器延迟',
+    controller: '控制器 Controller', controllerHint: 'worker 调谐（reconcile）ReplicaSet web', reconciles: '调谐次数', failures: '调谐失败',
+    podsCreated: '已创建 Pod', podsDeleted: '已删除 Pod', desired: '期望', current: '当前', ready: '就绪',
+    rates: '每秒 watch 事件', totalEvents: 'watch 事件总数', faultsInjected: '注入的故障', breakIt: '制造故障',
+    btnDeletePod: '随机删除一个 Pod', btnDropWatches: '断开所有 watch', btnCompact: '压缩历史（compact）',
+    btnFail429: '后续请求失败：429', btnFail500: '后续请求失败：500', btnSlow: '让一个事件处理器变慢', btnFailReconcile: '让调谐失败',
+    faultDocs: '故障端点', demoDocs: '本页说明', traceDocs: '追踪（trace）', pods: '缓存中的 Pod', podsHint: '点击一个 Pod，查看它走过的路径',
+    log: '追踪事件', filter: '按键过滤', clear: '清除', pause: '暂停',
+    phase: '阶段', lastRV: '最新 rv', lists: '列举次数', watches: 'watch 次数', events: 'watch 事件',
+    queued: '入队', popped: '弹出', tombstones: '墓碑 tombstone', size: '对象数', pending: '待处理通知', delivered: '已送达',
+    listing: '全量列举中', watching: '增量监听中', 'backing off': '退避中', stopped: '已停止',
+    none: '无', slowOn: '变慢：开', failLeft: '次待失败', skipped: '条事件未显示（一次太多）', filtered: '正在显示路径：',
+    noDelays: '没有等待中的键', last: '最近一次调谐'
+  }
+};
+
+let lang = localStorage.getItem('kinformer-lang') || ((navigator.language || '').startsWith('zh') ? 'zh' : 'en');
+if (!I18N[lang]) lang = 'en';
+const t = (k) => (I18N[lang][k] !== undefined ? I18N[lang][k] : (I18N.en[k] !== undefined ? I18N.en[k] : k));
+const $ = (id) => document.getElementById(id);
+let latest = null;
+const MAX_LOG = 1500;
+let logEvents = [];
+let filterKey = '';
+let filterEvents = null; // the server's kept events about filterKey, then live ones
+
+function applyLang() {
+  document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
+  document.querySelectorAll('[data-i18n]').forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  $('lang-en').classList.toggle('active', lang === 'en');
+  $('lang-zh').classList.toggle('active', lang === 'zh');
+  document.title = t('title');
+  if (latest) render(latest);
+}
+
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+function row(label, value, id) {
+  const r = el('div', 'row');
+  r.append(el('span', '', label));
+  const b = el('b', '', String(value));
+  if (id) b.id = id;
+  r.append(b);
+  return r;
+}
+
+function bar(value, max) {
+  const b = el('div', 'bar' + (value > max / 2 ? ' hot' : ''));
+  const i = el('i');
+  i.style.width = Math.min(100, (100 * value) / Math.max(1, max)) + '%'; // CSSOM: allowed by the CSP
+  b.append(i);
+  return b;
+}
+
+function render(s) {
+  $('uptime').textContent = s.t.toFixed(1);
+  // Reflector
+  const refl = $('reflectors');
+  refl.replaceChildren();
+  let relists = 0; let restarts = 0;
+  for (const r of s.reflectors || []) {
+    relists += r.relists; restarts += r.watchRestarts;
+    refl.append(el('div', 'res', r.resource));
+    const pr = el('div', 'row');
+    pr.append(el('span', '', t('phase')));
+    const ph = el('span', 'phase ' + (r.phase || '').replace(/ /g, '-'), t(r.phase || 'none') + (r.backoff ? ' ' + r.backoff : ''));
+    ph.title = r.reason || '';
+    pr.append(ph);
+    refl.append(pr, row(t('lastRV'), r.lastRV || '-'), row(t('relists'), r.relists), row(t('watchRestarts'), r.watchRestarts), row(t('events'), r.events));
+  }
+  $('relists').textContent = relists;
+  $('watch-restarts').textContent = restarts;
+  // DeltaFIFO
+  const fifos = $('fifos');
+  fifos.replaceChildren();
+  for (const f of s.fifos || []) {
+    fifos.append(el('div', 'res', f.resource), row(t('depth'), f.depth), bar(f.depth, 20),
+      row(t('queued'), f.queued), row(t('popped'), f.popped), row(t('tombstones'), f.tombstones));
+  }
+  // Indexer and handlers
+  const caches = $('caches');
+  caches.replaceChildren();
+  for (const c of s.caches || []) caches.append(row(c.resource + ' · ' + t('size'), c.size));
+  const hs = $('handlers');
+  hs.replaceChildren();
+  for (const h of s.handlers || []) {
+    hs.append(el('div', 'res', h.resource + ' → ' + h.handler), row(t('pending'), h.pending), bar(h.pending, 20), row(t('delivered'), h.delivered));
+  }
+  // Work queue
+  const q = s.queue;
+  $('q-depth').textContent = q.depth; $('q-inflight').textContent = q.inFlight; $('q-adds').textContent = q.adds;
+  $('q-deduped').textContent = q.deduped; $('q-retries').textContent = q.retries;
+  $('q-latency').textContent = q.latencyAvg || '-'; $('q-work').textContent = q.workAvg || '-';
+  $('q-delays').replaceChildren(...(q.delays && q.delays.length ? q.delays.map((d) => el('li', '', d.key + ' · #' + d.retry + ' · ' + d.delay)) : [el('li', 'hint', t('noDelays'))]));
+  // Controller
+  const c = s.controller;
+  $('c-reconciles').textContent = c.reconciles; $('c-failures').textContent = c.failures;
+  $('c-created').textContent = c.podsCreated; $('c-deleted').textContent = c.podsDeleted;
+  $('rs-desired').textContent = c.desired; $('rs-current').textContent = c.current; $('rs-ready').textContent = c.ready;
+  $('c-last').textContent = c.lastFound ? t('last') + ': ' + c.lastFound + ' → ' + c.lastDid : '';
+  // Rates
+  const rates = $('rates');
+  rates.replaceChildren();
+  let total = 0;
+  for (const typ of ['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']) {
+    const v = (s.rates && s.rates[typ]) || 0;
+    total += (s.totals && s.totals[typ]) || 0;
+    const r = el('div', 'rate');
+    r.append(el('span', '', typ), bar(v, 10), el('b', '', v.toFixed(1) + '/s'));
+    rates.append(r);
+  }
+  $('events-total').textContent = total;
+  $('faults').textContent = s.faults;
+  $('btn-slow-handler').classList.toggle('on', s.controls.slowHandler);
+  $('btn-slow-handler').textContent = t('btnSlow') + (s.controls.slowHandler ? ' (' + t('slowOn') + ')' : '');
+  $('btn-fail-reconcile').textContent = t('btnFailReconcile') + (s.controls.failReconcile ? ' (' + s.controls.failReconcile + ' ' + t('failLeft') + ')' : '');
+  // Pods
+  // The pods only when they change, so that a click is not lost to a redraw.
+  const pods = $('pods');
+  const sig = filterKey + '|' + (s.pods || []).map((p) => p.key + '@' + p.rv).join(',');
+  if (pods.dataset.sig === sig) return;
+  pods.dataset.sig = sig;
+  pods.replaceChildren(...(s.pods || []).map((p) => {
+    const li = el('li', p.key === filterKey ? 'sel' : '', p.key);
+    li.title = 'rv ' + p.rv;
+    li.dataset.key = p.key;
+    return li;
+  }));
+}
+
+function matches(e) { return !filterKey || (e.keys || []).includes(filterKey); }
+
+function logLine(e) {
+  const li = el('li', e.warn ? 'warn' : '');
+  li.append(el('span', 't', e.t.toFixed(3) + 's'), el('span', 'st st-' + e.stage, e.stage));
+  const rest = e.text.startsWith(e.stage + ': ') ? e.text.slice(e.stage.length + 2) : e.text;
+  li.append(el('span', '', rest + ' '));
+  for (const k of e.keys || []) {
+    const a = el('span', 'k', k);
+    a.dataset.key = k;
+    li.append(a, el('span', '', ' '));
+  }
+  return li;
+}
+
+function redrawLog() {
+  const list = filterKey ? (filterEvents || []) : logEvents;
+  $('log').replaceChildren(...list.slice(-MAX_LOG).map(logLine));
+  $('log-note').textContent = filterKey ? t('filtered') + ' ' + filterKey + ' (' + list.length + ')' : '';
+  $('log').scrollTop = $('log').scrollHeight;
+}
+
+function addEvents(evs) {
+  if (!evs || !evs.length) return;
+  logEvents.push(...evs);
+  if (logEvents.length > MAX_LOG) logEvents = logEvents.slice(-MAX_LOG);
+  if ($('pause').checked) return;
+  const log = $('log');
+  const atBottom = log.scrollHeight - log.scrollTop - log.clientHeight < 30;
+  const shown = filterKey ? evs.filter(matches) : evs;
+  if (filterKey && filterEvents) filterEvents.push(...shown);
+  for (const e of shown) log.append(logLine(e));
+  while (log.childElementCount > MAX_LOG) log.firstElementChild.remove();
+  if (atBottom) log.scrollTop = log.scrollHeight;
+}
+
+async function setFilter(key) {
+  filterKey = key.trim();
+  $('filter').value = filterKey;
+  filterEvents = null;
+  if (filterKey) {
+    try {
+      const r = await fetch('api/events?key=' + encodeURIComponent(filterKey));
+      filterEvents = (await r.json()) || [];
+    } catch (err) {
+      filterEvents = logEvents.filter(matches);
+    }
+  }
+  redrawLog();
+  if (latest) render(latest);
+}
+
+function connect() {
+  const es = new EventSource('api/stream');
+  es.addEventListener('snapshot', (m) => {
+    const s = JSON.parse(m.data);
+    latest = s;
+    $('conn').textContent = t('live');
+    $('conn').className = 'conn on';
+    render(s);
+    addEvents(s.events);
+    if (s.skipped) $('log-note').textContent = s.skipped + ' ' + t('skipped');
+  });
+  es.addEventListener('end', () => {
+    es.close();
+    $('conn').textContent = t('ended');
+    $('conn').className = 'conn off';
+  });
+  es.onerror = () => {
+    $('conn').textContent = t('connecting');
+    $('conn').className = 'conn off';
+  };
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  $('lang-en').addEventListener('click', () => { lang = 'en'; localStorage.setItem('kinformer-lang', lang); applyLang(); });
+  $('lang-zh').addEventListener('click', () => { lang = 'zh'; localStorage.setItem('kinformer-lang', lang); applyLang(); });
+  document.querySelectorAll('button[data-fault]').forEach((b) => b.addEventListener('click', async () => {
+    const res = $('fault-result');
+    res.textContent = '…';
+    try {
+      const r = await fetch('api/fault/' + b.dataset.fault, { method: 'POST', headers: { 'X-Kinformer': '1' } });
+      const body = await r.json();
+      res.textContent = body.did || body.error || r.statusText;
+    } catch (err) {
+      res.textContent = String(err);
+    }
+  }));
+  $('filter').addEventListener('change', () => setFilter($('filter').value));
+  $('filter-clear').addEventListener('click', () => setFilter(''));
+  $('pause').addEventListener('change', () => { if (!$('pause').checked) redrawLog(); });
+  document.addEventListener('click', (ev) => {
+    const k = ev.target && ev.target.dataset && ev.target.dataset.key;
+    if (k) setFilter(k === filterKey ? '' : k);
+  });
+  applyLang();
+  connect();
+});
