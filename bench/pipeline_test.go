@@ -1,0 +1,309 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"runtime"
+	"runtime/metrics"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/listwatch"
+)
+
+var quiet = slog.New(slog.DiscardHandler)
+
+// Yardsticks, measured by the bare-decode sub-benchmarks and reused by the
+// pipelines of the same run for their x-bare ratio (measured once on the
+// spot if the bare sub-benchmark was filtered out).
+var (
+	bareWatchNs time.Duration // one bare decode of the watch stream
+	bareListNs  time.Duration // one bare decode of the list body
+)
+
+// bareWatchDecode is the yardstick: one goroutine, one json.Decoder over
+// the watch bytes, a fresh event (and pod) per frame, nothing else.
+func bareWatchDecode(tb testing.TB, stream []byte) {
+	dec := json.NewDecoder(bytes.NewReader(stream))
+	n := 0
+	for {
+		var ev bareEvent
+		if err := dec.Decode(&ev); err == io.EOF {
+			break
+		} else if err != nil {
+			tb.Fatal(err)
+		}
+		if ev.Object == nil {
+			tb.Fatalf("event %d has no object", n)
+		}
+		n++
+	}
+	if n != watchEvents {
+		tb.Fatalf("decoded %d events, want %d", n, watchEvents)
+	}
+}
+
+// bareListDecode decodes the list body in one json.Unmarshal.
+func bareListDecode(tb testing.TB, body []byte) {
+	var l api.PodList
+	if err := json.Unmarshal(body, &l); err != nil {
+		tb.Fatal(err)
+	}
+	if len(l.Items) != listPods {
+		tb.Fatalf("decoded %d pods, want %d", len(l.Items), listPods)
+	}
+}
+
+func timeOnce(f func()) time.Duration {
+	start := time.Now()
+	f()
+	return time.Since(start)
+}
+
+// BenchmarkWatchPipeline100k: 100,000 MODIFIED events of ~3.9 KB pods
+// (10,000 pods, 10 events each) over loopback HTTP from prebuilt frames,
+// through listwatch → reflector → DeltaFIFO or RealFIFO → indexer → a
+// handler that counts; ns/op is from Run to the handler's 100,000th call.
+//
+//   - bare-decode: the yardstick, a single-goroutine json.Decoder loop.
+//   - DeltaFIFO, RealFIFO: the informer with each queue.
+//   - DeltaFIFO-nohandler: no handler; done when the indexer holds the last
+//     event (polled every ms). The difference to DeltaFIFO is the cost of
+//     handler dispatch.
+//
+// x-bare is the pipeline's events/s ÷ the bare loop's: above 1 the
+// pipeline beats one goroutine decoding.
+func BenchmarkWatchPipeline100k(b *testing.B) {
+	d := watchStream(b)
+	b.Run("bare-decode", func(b *testing.B) {
+		b.SetBytes(int64(len(d.stream)))
+		b.ReportAllocs()
+		for b.Loop() {
+			bareWatchDecode(b, d.stream)
+		}
+		bareWatchNs = b.Elapsed() / time.Duration(b.N)
+		reportEvents(b, watchEvents)
+	})
+	b.Run("DeltaFIFO", func(b *testing.B) { benchWatchPipeline(b, d, informer.DeltaFIFOQueue, true) })
+	b.Run("RealFIFO", func(b *testing.B) { benchWatchPipeline(b, d, informer.RealFIFOQueue, true) })
+	b.Run("DeltaFIFO-nohandler", func(b *testing.B) { benchWatchPipeline(b, d, informer.DeltaFIFOQueue, false) })
+}
+
+func reportEvents(b *testing.B, events int) {
+	perOp := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+	b.ReportMetric(float64(events)/(perOp/1e9), "events/s")
+	b.ReportMetric(perOp/float64(events), "ns/event")
+}
+
+func benchWatchPipeline(b *testing.B, d *watchData, q informer.QueueKind, handler bool) {
+	srv := newServer(emptyList, d.frames)
+	defer srv.Close()
+	client, err := listwatch.NewClient(listwatch.Config{Server: srv.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(d.stream)))
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		srv.watches.Store(0)
+		lw := listwatch.NewFilteredListWatchFromClient(client, listwatch.Pods, "default", nil)
+		inf := informer.NewSharedIndexInformerWithOptions(lw, &api.Pod{}, informer.SharedIndexInformerOptions{Logger: quiet, Queue: q})
+		all := make(chan struct{})
+		if handler {
+			var count atomic.Int64
+			count1 := func() {
+				if count.Add(1) == watchEvents {
+					close(all)
+				}
+			}
+			if _, err := inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
+				AddFunc:    func(any, bool) { count1() },
+				UpdateFunc: func(any, any) { count1() },
+			}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		runtime.GC()
+		b.StartTimer()
+
+		go func() { defer close(done); inf.Run(ctx) }()
+		if handler {
+			<-all
+		} else {
+			waitFor(func() bool {
+				obj, ok, _ := inf.GetStore().GetByKey(d.lastKey)
+				return ok && obj.(*api.Pod).ResourceVersion == d.lastRV
+			})
+		}
+
+		b.StopTimer()
+		cancel()
+		<-done
+		b.StartTimer()
+	}
+	reportEvents(b, watchEvents)
+	if bareWatchNs == 0 {
+		bareWatchNs = timeOnce(func() { bareWatchDecode(b, d.stream) })
+	}
+	perOp := b.Elapsed() / time.Duration(b.N)
+	b.ReportMetric(float64(bareWatchNs)/float64(perOp), "x-bare")
+}
+
+// waitFor polls f every millisecond.
+func waitFor(f func() bool) {
+	t := time.NewTicker(time.Millisecond)
+	defer t.Stop()
+	for !f() {
+		<-t.C
+	}
+}
+
+// heapObjectsBytes reads runtime/metrics' /memory/classes/heap/objects:bytes:
+// the bytes of heap objects, live or dead but not yet swept. Right after a
+// GC it is the live heap; between GCs it is what the heap really holds.
+func heapObjectsBytes() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+func liveHeap() uint64 {
+	runtime.GC()
+	runtime.GC()
+	return heapObjectsBytes()
+}
+
+// peakSampler polls heapObjectsBytes every millisecond until stopped and
+// keeps the highest value.
+type peakSampler struct {
+	stop chan struct{}
+	done chan struct{}
+	peak uint64
+}
+
+func startPeakSampler() *peakSampler {
+	s := &peakSampler{stop: make(chan struct{}), done: make(chan struct{}), peak: heapObjectsBytes()}
+	go func() {
+		defer close(s.done)
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			if v := heapObjectsBytes(); v > s.peak {
+				s.peak = v
+			}
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return s
+}
+
+func (s *peakSampler) Stop() uint64 {
+	close(s.stop)
+	<-s.done
+	if v := heapObjectsBytes(); v > s.peak {
+		s.peak = v
+	}
+	return s.peak
+}
+
+// BenchmarkListSync50k: the initial sync of 50,000 ~3.9 KB pods, served as
+// one prebuilt PodList body over loopback HTTP, from Run to HasSynced
+// (polled every ms).
+//
+//   - bare-decode: the yardstick, json.Unmarshal of the same body.
+//   - DeltaFIFO, RealFIFO: the informer with each queue.
+//
+// Custom metrics (the last iteration's):
+//
+//	peak-heap-MB    high-water of heap objects during the sync, above the
+//	                live heap before it (a sampler reads
+//	                /memory/classes/heap/objects:bytes every ms)
+//	cache-MB        live heap after the sync and two GCs, above the same base
+//	peak/cache      the two's ratio
+//	B/cached-pod    cache-MB per pod
+//	json-B/pod      the pod's JSON as served
+//	kept-json-B/pod the JSON its type keeps (the decoded pod marshalled again)
+//	heap/kept-json  B/cached-pod ÷ kept-json-B/pod
+//	x-bare          bare decode time ÷ sync time (above 1: faster than bare)
+func BenchmarkListSync50k(b *testing.B) {
+	body := listBodyPods(b)
+	b.Run("bare-decode", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			bareListDecode(b, body)
+		}
+		bareListNs = b.Elapsed() / time.Duration(b.N)
+		reportEvents(b, listPods)
+	})
+	b.Run("DeltaFIFO", func(b *testing.B) { benchListSync(b, body, informer.DeltaFIFOQueue) })
+	b.Run("RealFIFO", func(b *testing.B) { benchListSync(b, body, informer.RealFIFOQueue) })
+}
+
+func benchListSync(b *testing.B, body []byte, q informer.QueueKind) {
+	srv := newServer(body, nil)
+	defer srv.Close()
+	client, err := listwatch.NewClient(listwatch.Config{Server: srv.URL})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	var peak, cache uint64
+	for b.Loop() {
+		b.StopTimer()
+		lw := listwatch.NewFilteredListWatchFromClient(client, listwatch.Pods, "default", nil)
+		inf := informer.NewSharedIndexInformerWithOptions(lw, &api.Pod{}, informer.SharedIndexInformerOptions{Logger: quiet, Queue: q})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		before := liveHeap()
+		sampler := startPeakSampler()
+		b.StartTimer()
+
+		go func() { defer close(done); inf.Run(ctx) }()
+		waitFor(inf.HasSynced)
+
+		b.StopTimer()
+		high := sampler.Stop()
+		if n := len(inf.GetStore().ListKeys()); n != listPods {
+			b.Fatalf("cached %d pods, want %d", n, listPods)
+		}
+		after := liveHeap()
+		peak, cache = high-before, after-before
+		runtime.KeepAlive(inf)
+		cancel()
+		<-done
+		b.StartTimer()
+	}
+	reportEvents(b, listPods)
+	if bareListNs == 0 {
+		bareListNs = timeOnce(func() { bareListDecode(b, body) })
+	}
+	perOp := b.Elapsed() / time.Duration(b.N)
+	b.ReportMetric(float64(bareListNs)/float64(perOp), "x-bare")
+
+	tmpl := podTemplate(b)
+	obj := appendPod(nil, tmpl, 0, firstRV)
+	kept := float64(keptJSONBytes(b, obj))
+	perPod := float64(cache) / listPods
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(float64(cache)/(1<<20), "cache-MB")
+	b.ReportMetric(float64(peak)/float64(cache), "peak/cache")
+	b.ReportMetric(perPod, "B/cached-pod")
+	b.ReportMetric(float64(len(obj)), "json-B/pod")
+	b.ReportMetric(kept, "kept-json-B/pod")
+	b.ReportMetric(perPod/kept, "heap/kept-json")
+}
