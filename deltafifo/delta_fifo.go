@@ -36,15 +36,18 @@ type Options struct {
 // Invariants, all under lock:
 //   - a key is in queue exactly when it is in items, and at most once;
 //   - items[key] is never empty;
+//   - keys are qkeys (key.go): the key string split in two, so that
+//     queueing an object keys it with its own namespace and name strings
+//     instead of allocating "namespace/name".
 //   - initialPopulationCount counts the pops still needed before the items
 //     of the first Replace are all out (HasSynced).
 type DeltaFIFO struct {
 	fifoState // lock, cond (signalled when a key is queued), closed, HasSynced bookkeeping
 
-	items map[string]Deltas
-	queue []string // keys in the order they were first queued
+	items map[qkey]Deltas
+	queue []qkey // keys in the order they were first queued
 
-	keyFunc               indexer.KeyFunc
+	keyer
 	knownObjects          KeyListerGetter
 	emitDeltaTypeReplaced bool
 	transformer           TransformFunc
@@ -54,12 +57,9 @@ var _ Queue = (*DeltaFIFO)(nil)
 
 // NewDeltaFIFO returns an empty DeltaFIFO.
 func NewDeltaFIFO(opts Options) *DeltaFIFO {
-	if opts.KeyFunction == nil {
-		opts.KeyFunction = indexer.MetaNamespaceKeyFunc
-	}
 	f := &DeltaFIFO{
-		items:                 map[string]Deltas{},
-		keyFunc:               opts.KeyFunction,
+		items:                 map[qkey]Deltas{},
+		keyer:                 newKeyer(opts.KeyFunction),
 		knownObjects:          opts.KnownObjects,
 		emitDeltaTypeReplaced: opts.EmitDeltaTypeReplaced,
 		transformer:           opts.Transformer,
@@ -71,7 +71,7 @@ func NewDeltaFIFO(opts Options) *DeltaFIFO {
 
 // KeyOf returns the key of obj: of its newest object if obj is a Deltas, the
 // Key of a DeletedFinalStateUnknown, otherwise what the key function says.
-func (f *DeltaFIFO) KeyOf(obj any) (string, error) { return keyOf(f.keyFunc, obj) }
+func (f *DeltaFIFO) KeyOf(obj any) (string, error) { return f.keyOf(obj) }
 
 // Add queues an Added delta for obj.
 func (f *DeltaFIFO) Add(obj api.Object) error {
@@ -107,7 +107,7 @@ func (f *DeltaFIFO) Delete(obj api.Object) error {
 	if err != nil {
 		return err
 	}
-	id, err := f.KeyOf(obj)
+	id, err := f.qkeyOf(obj)
 	if err != nil {
 		return err
 	}
@@ -115,19 +115,20 @@ func (f *DeltaFIFO) Delete(obj api.Object) error {
 	if !f.queuedOrKnownLocked(id) {
 		return nil
 	}
-	return f.queueActionLocked(Deleted, obj)
+	f.queueLocked(Deleted, obj, id)
+	return nil
 }
 
 // queuedOrKnownLocked reports whether id has queued deltas or is in the
 // known objects. A failed lookup counts as known: better a Delete too many.
-func (f *DeltaFIFO) queuedOrKnownLocked(id string) bool {
+func (f *DeltaFIFO) queuedOrKnownLocked(id qkey) bool {
 	if _, queued := f.items[id]; queued {
 		return true
 	}
 	if f.knownObjects == nil {
 		return false
 	}
-	_, exists, err := f.knownObjects.GetByKey(id)
+	_, exists, err := f.knownObjects.GetByKey(id.String())
 	return exists || err != nil
 }
 
@@ -139,10 +140,18 @@ func (f *DeltaFIFO) admitLocked(obj api.Object) (api.Object, error) {
 // queueActionLocked appends a delta to its key's Deltas, queueing the key if
 // it was not queued, and collapses a repeated deletion (dedupDeltas).
 func (f *DeltaFIFO) queueActionLocked(actionType DeltaType, obj any) error {
-	id, err := f.KeyOf(obj)
+	id, err := f.qkeyOf(obj)
 	if err != nil {
 		return err
 	}
+	f.queueLocked(actionType, obj, id)
+	return nil
+}
+
+// queueLocked is queueActionLocked for an object already keyed. Its only
+// allocation is the Deltas of a key not queued yet (a one-element slice);
+// the key itself shares the object's strings (qkey).
+func (f *DeltaFIFO) queueLocked(actionType DeltaType, obj any, id qkey) {
 	oldDeltas, queued := f.items[id]
 	d := Delta{Type: actionType, Object: obj}
 	f.items[id] = dedupDeltas(append(oldDeltas, d))
@@ -151,13 +160,12 @@ func (f *DeltaFIFO) queueActionLocked(actionType DeltaType, obj any) error {
 	}
 	if f.tracer.On() {
 		if len(f.items[id]) == len(oldDeltas) {
-			f.tracer.Event("deletion collapsed", trace.Key(id), trace.Reason("a Deleted right after a Deleted is one deletion"))
+			f.tracer.Event("deletion collapsed", trace.Key(id.String()), trace.Reason("a Deleted right after a Deleted is one deletion"))
 		} else {
-			traceQueued(f.tracer, d, id, len(f.items[id]))
+			traceQueued(f.tracer, d, id.String(), len(f.items[id]))
 		}
 	}
 	f.cond.Broadcast()
-	return nil
 }
 
 // Replace is what the Reflector calls with the result of a list (via
@@ -183,7 +191,7 @@ func (f *DeltaFIFO) Replace(list []api.Object, resourceVersion string) error {
 		return ErrFIFOClosed
 	}
 
-	objs, keys, err := admitList(list, f.admitLocked, f.KeyOf)
+	objs, keys, err := admitList(list, f.admitLocked, f.qkeyOf)
 	if err != nil {
 		return err
 	}
@@ -205,17 +213,16 @@ func (f *DeltaFIFO) Replace(list []api.Object, resourceVersion string) error {
 		if _, listed := keys[k]; listed {
 			continue
 		}
-		if err := f.queueActionLocked(Deleted, DeletedFinalStateUnknown{Key: k, Obj: newestObject(f.items[k])}); err != nil {
-			return err
-		}
+		f.queueLocked(Deleted, DeletedFinalStateUnknown{Key: k.String(), Obj: newestObject(f.items[k])}, k)
 	}
 
 	if f.knownObjects != nil { // cached keys the list lacks and the queue does not hold
 		for _, k := range f.knownObjects.ListKeys() {
-			if _, listed := keys[k]; listed {
+			id := parseKey(k)
+			if _, listed := keys[id]; listed {
 				continue
 			}
-			if _, queued := f.items[k]; queued {
+			if _, queued := f.items[id]; queued {
 				continue
 			}
 			obj, exists, err := f.knownObjects.GetByKey(k)
@@ -276,14 +283,15 @@ func (f *DeltaFIFO) syncKeyLocked(key string) error {
 		return nil // gone from the cache since ListKeys: nothing to replay
 	}
 	// The cached object was transformed when it arrived: not again.
-	id, err := f.KeyOf(obj)
+	id, err := f.qkeyOf(obj)
 	if err != nil {
 		return err
 	}
 	if len(f.items[id]) > 0 {
 		return nil
 	}
-	return f.queueActionLocked(Sync, obj)
+	f.queueLocked(Sync, obj, id)
+	return nil
 }
 
 // Pop waits until a key is queued (or the FIFO is closed and empty: then it
@@ -309,7 +317,7 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 	}
 	isInInitialList := !f.hasSyncedLocked()
 	id := f.queue[0]
-	f.queue[0] = "" // let the string be collected
+	f.queue[0] = qkey{} // let the strings be collected
 	f.queue = f.queue[1:]
 	if f.initialPopulationCount > 0 {
 		f.initialPopulationCount--
@@ -317,7 +325,7 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 	deltas := f.items[id]
 	delete(f.items, id)
 	if f.tracer.On() {
-		tracePop(f.tracer, id, deltas, len(f.queue))
+		tracePop(f.tracer, id.String(), deltas, len(f.queue))
 	}
 	return deltas, process(deltas, isInInitialList)
 }
@@ -333,7 +341,11 @@ func (f *DeltaFIFO) Len() int {
 func (f *DeltaFIFO) ListKeys() []string {
 	f.lock.RLock()
 	defer f.lock.RUnlock()
-	return append([]string(nil), f.queue...)
+	keys := make([]string, len(f.queue))
+	for i, k := range f.queue {
+		keys[i] = k.String()
+	}
+	return keys
 }
 
 // List returns the newest object of every queued key, in queue order: an
@@ -350,18 +362,24 @@ func (f *DeltaFIFO) List() []any {
 
 // Get returns a copy of the Deltas queued under obj's key.
 func (f *DeltaFIFO) Get(obj any) (Deltas, bool, error) {
-	key, err := f.KeyOf(obj)
+	id, err := f.qkeyOf(obj)
 	if err != nil {
 		return nil, false, err
 	}
-	return f.GetByKey(key)
+	f.lock.RLock()
+	defer f.lock.RUnlock()
+	return f.getLocked(id)
 }
 
 // GetByKey returns a copy of the Deltas queued under key.
 func (f *DeltaFIFO) GetByKey(key string) (Deltas, bool, error) {
 	f.lock.RLock()
 	defer f.lock.RUnlock()
-	d, exists := f.items[key]
+	return f.getLocked(parseKey(key))
+}
+
+func (f *DeltaFIFO) getLocked(id qkey) (Deltas, bool, error) {
+	d, exists := f.items[id]
 	if !exists {
 		return nil, false, nil
 	}

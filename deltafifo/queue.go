@@ -79,9 +79,9 @@ func admit(closed bool, t TransformFunc, obj api.Object) (api.Object, error) {
 // admitList admits and keys every object of a Replace's list before any is
 // queued, so a bad item fails the whole Replace instead of leaving half of it
 // queued. It returns the admitted objects, in list order, and their keys.
-func admitList(list []api.Object, admitOne func(api.Object) (api.Object, error), keyOf func(any) (string, error)) ([]api.Object, map[string]struct{}, error) {
+func admitList(list []api.Object, admitOne func(api.Object) (api.Object, error), keyOf func(any) (qkey, error)) ([]api.Object, map[qkey]struct{}, error) {
 	objs := make([]api.Object, len(list))
-	keys := make(map[string]struct{}, len(list))
+	keys := make(map[qkey]struct{}, len(list))
 	for i, item := range list {
 		obj, err := admitOne(item)
 		if err != nil {

@@ -41,7 +41,7 @@ type RealFIFO struct {
 
 	items []Delta // every queued notification, oldest first
 
-	keyFunc      indexer.KeyFunc
+	keyer
 	knownObjects KeyListerGetter
 	transformer  TransformFunc
 }
@@ -50,11 +50,8 @@ var _ Queue = (*RealFIFO)(nil)
 
 // NewRealFIFO returns an empty RealFIFO.
 func NewRealFIFO(opts RealFIFOOptions) *RealFIFO {
-	if opts.KeyFunction == nil {
-		opts.KeyFunction = indexer.MetaNamespaceKeyFunc
-	}
 	f := &RealFIFO{
-		keyFunc:      opts.KeyFunction,
+		keyer:        newKeyer(opts.KeyFunction),
 		knownObjects: opts.KnownObjects,
 		transformer:  opts.Transformer,
 	}
@@ -64,7 +61,7 @@ func NewRealFIFO(opts RealFIFOOptions) *RealFIFO {
 }
 
 // KeyOf returns the key of obj, as DeltaFIFO.KeyOf does.
-func (f *RealFIFO) KeyOf(obj any) (string, error) { return keyOf(f.keyFunc, obj) }
+func (f *RealFIFO) KeyOf(obj any) (string, error) { return f.keyOf(obj) }
 
 // Add queues an Added delta.
 func (f *RealFIFO) Add(obj api.Object) error { return f.addFromServer(Added, obj) }
@@ -84,7 +81,9 @@ func (f *RealFIFO) addFromServer(t DeltaType, obj api.Object) error {
 	if err != nil {
 		return err
 	}
-	if _, err := f.KeyOf(obj); err != nil {
+	// Keyed only to refuse what cannot be keyed; qkeyOf does that without
+	// allocating the key string.
+	if _, err := f.qkeyOf(obj); err != nil {
 		return err
 	}
 	f.populated = true
@@ -116,7 +115,7 @@ func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 	if f.closed {
 		return ErrFIFOClosed
 	}
-	objs, listed, err := admitList(list, f.admitLocked, f.KeyOf)
+	objs, listed, err := admitList(list, f.admitLocked, f.qkeyOf)
 	if err != nil {
 		return err
 	}
@@ -125,10 +124,10 @@ func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 	}
 
 	// The last queued delta of each key, keys in order of first appearance.
-	var queuedKeys []string
-	last := map[string]Delta{}
+	var queuedKeys []qkey
+	last := map[qkey]Delta{}
 	for _, d := range f.items {
-		key, err := f.KeyOf(d.Object)
+		key, err := f.qkeyOf(d.Object)
 		if err != nil {
 			return err
 		}
@@ -141,15 +140,16 @@ func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 		if _, ok := listed[key]; ok || last[key].Type == Deleted {
 			continue
 		}
-		f.addLocked(Deleted, DeletedFinalStateUnknown{Key: key, Obj: newestObject(Deltas{last[key]})})
+		f.addLocked(Deleted, DeletedFinalStateUnknown{Key: key.String(), Obj: newestObject(Deltas{last[key]})})
 	}
 
 	if f.knownObjects != nil {
 		for _, key := range f.knownObjects.ListKeys() {
-			if _, ok := listed[key]; ok {
+			id := parseKey(key)
+			if _, ok := listed[id]; ok {
 				continue
 			}
-			if _, queued := last[key]; queued {
+			if _, queued := last[id]; queued {
 				continue
 			}
 			obj, exists, err := f.knownObjects.GetByKey(key)
@@ -182,9 +182,9 @@ func (f *RealFIFO) Resync() error {
 	if f.knownObjects == nil {
 		return nil
 	}
-	queued := make(map[string]struct{}, len(f.items))
+	queued := make(map[qkey]struct{}, len(f.items))
 	for _, d := range f.items {
-		key, err := f.KeyOf(d.Object)
+		key, err := f.qkeyOf(d.Object)
 		if err != nil {
 			return err
 		}
@@ -196,7 +196,7 @@ func (f *RealFIFO) Resync() error {
 		f.tracer.Event("resync", trace.Count(len(keys)), trace.Reason("replay the cache as Sync deltas"))
 	}
 	for _, key := range keys {
-		if _, ok := queued[key]; ok {
+		if _, ok := queued[parseKey(key)]; ok {
 			continue
 		}
 		obj, exists, err := f.knownObjects.GetByKey(key)

@@ -193,8 +193,9 @@ func (s *store) commitLocked(ev *event) {
 		s.tracer.Event("commit", trace.Type(string(ev.typ)), trace.Resource(ev.res.Name), trace.Key(ev.obj.key), trace.RV(strconv.FormatUint(ev.rv, 10)))
 	}
 	if s.dropEvent == nil || !s.dropEvent(ev.public()) {
+		fo := fanOut{ev: ev} // what the watchers can share of the event (watch.go)
 		for w := range s.watchers[ev.res] {
-			w.deliverLocked(ev, s.tracer)
+			w.deliverLocked(ev, &fo, s.tracer)
 		}
 	} else if s.tracer.On() {
 		s.tracer.Warn("event dropped (fault)", trace.Type(string(ev.typ)), trace.Key(ev.obj.key), trace.RV(strconv.FormatUint(ev.rv, 10)))

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/kinformer/kinformer/api"
@@ -48,6 +49,7 @@ type watcher struct {
 	ns      string
 	name    string // a watch of one object (/pods/{name}?watch=true)
 	opts    listOptions
+	out     output // the form its stream writes (JSON, Table, PartialObjectMetadata)
 	after   uint64 // deliver only events with rv > after
 	ch      chan watchItem
 	stop    chan struct{} // closed when the server ends this watch
@@ -55,10 +57,135 @@ type watcher struct {
 }
 
 // watchItem is one frame to send: an event, or (fault injection) garbage.
+// frames, when set, is the frame shared with every other watcher of the
+// same output form that was handed the same (type, record) by the same
+// write (fanOut).
 type watchItem struct {
 	typ     api.EventType
 	rec     *record
 	garbage []byte
+	frames  *sharedFrame
+}
+
+// Fan-out: one write, encoded once.
+//
+// A write reaches every open watch of its resource. Without sharing, each
+// watcher with a Table or PartialObjectMetadata Accept re-encoded the
+// object for its own frame, and each watcher the object stopped matching
+// made (and encoded) its own copy of the old state stamped with the
+// deletion's version: with 100 such watchers, 100 encodings of one
+// change.
+//
+// Now:
+//
+//   - plain JSON watchers frame the record's raw bytes (encoded once, when
+//     the record was made, and shared read-only by every reader) in their
+//     stream's reusable buffer: a copy, no encoding and no allocation per
+//     watcher or per event. (Writing prefix, raw bytes and suffix straight
+//     to the response instead saved nothing measurable and split frames
+//     bigger than net/http's 2 KB buffer over two chunks.)
+//   - Table and PartialObjectMetadata watchers share a sharedFrame per
+//     (type, record): its bytes are made once per form, by whichever
+//     stream writes the frame first (so the writer, which holds the
+//     store's lock, encodes nothing), and are read-only afterwards;
+//   - the old state a selector watcher sees leave (DELETED at the new
+//     version) is made once per event (fanOut.goneRecord).
+//
+// The cache lives in the watch items, not in the history, so it is gone
+// once the last watcher has sent its frame.
+
+// sharedFrame is the frame of one (type, record), per output form, made on
+// first use. (A Table's Age cell is thus as of the first stream's write,
+// not each stream's: they are milliseconds apart.)
+type sharedFrame struct {
+	typ   api.EventType
+	rec   *record
+	once  [outputPartialList + 1]sync.Once
+	bytes [outputPartialList + 1][]byte
+}
+
+// bytesFor returns the frame in form out, encoding it on the first call.
+func (f *sharedFrame) bytesFor(s *Server, res *resource, out output) []byte {
+	f.once[out].Do(func() {
+		f.bytes[out] = appendWatchFrame(f.typ, s.renderObject(res, out, f.rec))
+	})
+	return f.bytes[out]
+}
+
+// appendWatchFrame returns {"type":typ,"object":body}\n in a new slice of
+// exactly its size.
+func appendWatchFrame(typ api.EventType, body []byte) []byte {
+	prefix := framePrefix(typ)
+	b := make([]byte, 0, len(prefix)+len(body)+len(frameSuffix))
+	b = append(b, prefix...)
+	b = append(b, body...)
+	return append(b, frameSuffix...)
+}
+
+// The constant parts of a frame.
+var (
+	framePrefixAdded    = []byte(`{"type":"ADDED","object":`)
+	framePrefixModified = []byte(`{"type":"MODIFIED","object":`)
+	framePrefixDeleted  = []byte(`{"type":"DELETED","object":`)
+	frameSuffix         = []byte("}\n")
+)
+
+// framePrefix is {"type":"TYPE","object": (read only).
+func framePrefix(typ api.EventType) []byte {
+	switch typ {
+	case api.Added:
+		return framePrefixAdded
+	case api.Modified:
+		return framePrefixModified
+	case api.Deleted:
+		return framePrefixDeleted
+	}
+	return []byte(`{"type":"` + string(typ) + `","object":`)
+}
+
+// fanOut is what one committed event looks like to the watchers it is
+// delivered to: the record of its DELETED-because-it-stopped-matching, and
+// at most one sharedFrame per (type, record), each made when the first
+// watcher needs it. Only the committing writer uses it, under the store's
+// lock; it is not kept after the commit.
+type fanOut struct {
+	ev     *event
+	gone   *record         // ev.prev at ev.rv, for the watchers it stopped matching
+	frames [4]*sharedFrame // ADDED, MODIFIED, DELETED of ev.obj; DELETED of gone
+}
+
+// share returns the item w gets, its frame shared with the other watchers
+// that need the object re-encoded (Table, PartialObjectMetadata). A plain
+// JSON watcher's frame is the record's raw bytes: nothing to share.
+func (fo *fanOut) share(w *watcher, it watchItem) watchItem {
+	if w.out == outputJSON {
+		return it
+	}
+	var slot **sharedFrame
+	switch {
+	case it.rec != fo.ev.obj:
+		slot = &fo.frames[3]
+	case it.typ == api.Added:
+		slot = &fo.frames[0]
+	case it.typ == api.Modified:
+		slot = &fo.frames[1]
+	default:
+		slot = &fo.frames[2]
+	}
+	if *slot == nil {
+		*slot = &sharedFrame{typ: it.typ, rec: it.rec}
+	}
+	it.frames = *slot
+	return it
+}
+
+// goneRecord is ev.prev stamped with the deletion's version, made once
+// per event however many watchers it stopped matching.
+func (fo *fanOut) goneRecord() *record {
+	if fo.gone == nil {
+		fo.gone = fo.ev.prev.withRV(fo.ev.rv)
+	}
+	return fo.gone
 }
 
 func (w *watcher) matches(rec *record) bool {
@@ -69,7 +196,8 @@ func (w *watcher) matches(rec *record) bool {
 }
 
 // itemFor turns a change into what this watcher sees of it, if anything.
-func (w *watcher) itemFor(ev *event) (watchItem, bool) {
+// fo, if not nil, shares what it makes with the event's other watchers.
+func (w *watcher) itemFor(ev *event, fo *fanOut) (watchItem, bool) {
 	if ev.rv <= w.after {
 		return watchItem{}, false
 	}
@@ -86,17 +214,25 @@ func (w *watcher) itemFor(ev *event) (watchItem, bool) {
 	case oldMatch:
 		// It stopped matching: for this watcher it is gone. Like the real
 		// watch cache, send its last matching state at the new version.
+		if fo != nil {
+			return watchItem{typ: api.Deleted, rec: fo.goneRecord()}, true
+		}
 		return watchItem{typ: api.Deleted, rec: ev.prev.withRV(ev.rv)}, true
 	}
 	return watchItem{}, false
 }
 
-// deliverLocked hands a committed event to the watcher without blocking.
-func (w *watcher) deliverLocked(ev *event, t *trace.Tracer) {
+// deliverLocked hands a committed event to the watcher without blocking;
+// fo shares its frame with the event's other watchers.
+func (w *watcher) deliverLocked(ev *event, fo *fanOut, t *trace.Tracer) {
 	if w.stopped {
 		return
 	}
-	if it, ok := w.itemFor(ev); ok && !w.sendLocked(it) && t.On() {
+	it, ok := w.itemFor(ev, fo)
+	if !ok {
+		return
+	}
+	if !w.sendLocked(fo.share(w, it)) && t.On() {
 		t.Warn("watch cut off", slog.Uint64(trace.KeyWatch, w.id), trace.Reason("too slow: its buffer is full"))
 	}
 }
@@ -149,7 +285,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *reques
 		}
 	}
 
-	wt, initial, startRV, endRV, expired := s.startWatch(rq, opts, sendInitial)
+	wt, initial, startRV, endRV, expired := s.startWatch(rq, opts, out, sendInitial)
 	sw := &streamWriter{w: w, rc: http.NewResponseController(w), out: out, res: rq.res, server: s}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache, private")
@@ -197,12 +333,12 @@ func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *reques
 //
 // startRV is the version the client already has (what bookmarks must beat);
 // endRV is the version of the state the initial events show.
-func (s *Server) startWatch(rq *request, opts listOptions, sendInitial bool) (wt *watcher, initial []watchItem, startRV, endRV uint64, expired *api.Status) {
+func (s *Server) startWatch(rq *request, opts listOptions, out output, sendInitial bool) (wt *watcher, initial []watchItem, startRV, endRV uint64, expired *api.Status) {
 	st := s.store
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	st.watchIDs++
-	wt = &watcher{id: st.watchIDs, res: rq.res, ns: rq.ns, name: rq.name, opts: opts, ch: make(chan watchItem, s.opts.WatchBuffer), stop: make(chan struct{})}
+	wt = &watcher{id: st.watchIDs, res: rq.res, ns: rq.ns, name: rq.name, opts: opts, out: out, ch: make(chan watchItem, s.opts.WatchBuffer), stop: make(chan struct{})}
 	rv, _ := strconv.ParseUint(opts.resourceVersion, 10, 64)
 	switch {
 	case rv == 0 && opts.sendInitialEvents != nil && !sendInitial:
@@ -224,7 +360,7 @@ func (s *Server) startWatch(rq *request, opts listOptions, sendInitial bool) (wt
 		wt.after = rv
 		for _, ev := range st.history.since(rv) {
 			if ev.res.sameRow(rq.res) {
-				if it, ok := wt.itemFor(ev); ok {
+				if it, ok := wt.itemFor(ev, nil); ok {
 					initial = append(initial, it)
 				}
 			}
@@ -356,15 +492,22 @@ type streamWriter struct {
 }
 
 func (sw *streamWriter) write(it watchItem) bool {
-	sw.buf.Reset()
-	if it.garbage != nil {
-		sw.buf.Write(it.garbage)
-	} else {
-		sw.buf.WriteString(`{"type":"`)
-		sw.buf.WriteString(string(it.typ))
-		sw.buf.WriteString(`","object":`)
+	var frame []byte
+	switch {
+	case it.garbage != nil:
+		frame = it.garbage
+	case it.frames != nil:
+		frame = it.frames.bytesFor(sw.server, sw.res, sw.out) // shared: read only
+	default:
+		// Plain JSON (renderObject is the record's raw bytes, encoded
+		// once when the record was made), or a replayed or initial event
+		// in another form: assembled in this stream's own buffer, so the
+		// frame goes out as one Write and so one chunk.
+		sw.buf.Reset()
+		sw.buf.Write(framePrefix(it.typ))
 		sw.buf.Write(sw.server.renderObject(sw.res, sw.out, it.rec))
-		sw.buf.WriteString("}\n")
+		sw.buf.Write(frameSuffix)
+		frame = sw.buf.Bytes()
 	}
 	if t := sw.server.tracer; t.On() {
 		if it.garbage != nil {
@@ -373,7 +516,7 @@ func (sw *streamWriter) write(it watchItem) bool {
 			t.Event("frame sent", slog.Uint64(trace.KeyWatch, sw.watchID), trace.Type(string(it.typ)), trace.Key(it.rec.key), trace.RV(strconv.FormatUint(it.rec.rv, 10)))
 		}
 	}
-	return sw.flush()
+	return sw.flushBytes(frame)
 }
 
 // writeBookmark writes a BOOKMARK. Its object is what the real server sends:
@@ -418,8 +561,12 @@ func (sw *streamWriter) writeError(st *api.Status) {
 	sw.flush()
 }
 
-func (sw *streamWriter) flush() bool {
-	if _, err := sw.w.Write(sw.buf.Bytes()); err != nil {
+func (sw *streamWriter) flush() bool { return sw.flushBytes(sw.buf.Bytes()) }
+
+// flushBytes writes b as one chunk and flushes it. b may be shared with
+// other streams: it is only read.
+func (sw *streamWriter) flushBytes(b []byte) bool {
+	if _, err := sw.w.Write(b); err != nil {
 		return false
 	}
 	return sw.rc.Flush() == nil

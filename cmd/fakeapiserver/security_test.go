@@ -124,7 +124,10 @@ func TestRun_TokenMistakes(t *testing.T) {
 // page) is refused; binding a non-loopback address without a token warns.
 func TestRun_NoTokenRefusesForeignHostsAndWarns(t *testing.T) {
 	url, logs := startRun(t, "--addr", "0.0.0.0:0", "--quiet")
-	require.Contains(t, logs.String(), "listening on a non-loopback address without a token")
+	// The warning follows the "listening" line startRun waits for.
+	require.Eventually(t, func() bool {
+		return strings.Contains(logs.String(), "listening on a non-loopback address without a token")
+	}, 5*time.Second, time.Millisecond, "%s", logs.String())
 	u, err := neturl.Parse(url) // http://0.0.0.0:PORT or http://[::]:PORT
 	require.NoError(t, err)
 	url = "http://127.0.0.1:" + u.Port()
