@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -23,9 +24,17 @@ import (
 //	BenchmarkWatchDecode100kPods           kinformer's pipeline: frames, events, goroutine, channel
 //	BenchmarkWatchDecode100kPodsOverHTTP   the same through a real chunked HTTP response
 //
-// Compare the first two for the overhead over raw JSON:
+// and a list of the same 100,000 pods two ways:
 //
-//	go test ./listwatch -run '^$' -bench '100kPods' -benchmem -benchtime 5x
+//	BenchmarkRawJSONDecodeList100kPods     one json.Decoder.Decode of the whole body into a struct
+//	BenchmarkListDecode100kPods            decodeObjectList, as a Client's List
+//
+// each also into *api.Unstructured (...100kUnstructured). The pipeline
+// benchmarks run with workers=1 (decoding on one goroutine) and
+// workers=default (Config.DecodeWorkers 0: min(GOMAXPROCS, 4)), so one run
+// compares all of them:
+//
+//	go test ./listwatch -run '^$' -bench '100k' -benchmem -benchtime 3x
 
 const benchEvents = 100_000
 
@@ -56,9 +65,23 @@ func watchStream100kPods(b *testing.B) []byte {
 	return benchStream
 }
 
+// benchWorkers are the two settings every pipeline benchmark runs with.
+var benchWorkers = []struct {
+	name    string
+	workers int
+}{{"workers=1", 1}, {"workers=default", defaultDecodeWorkers()}}
+
+// unstructuredPods is Pods decoded as *api.Unstructured.
+var unstructuredPods = DynamicResource("", "v1", "pods", "Pod", true)
+
 // BenchmarkRawJSONDecoder100kPods is the yardstick: a bare json.Decoder
 // loop into a fresh *api.Pod per event, with nothing else.
-func BenchmarkRawJSONDecoder100kPods(b *testing.B) {
+func BenchmarkRawJSONDecoder100kPods(b *testing.B) { benchRawDecoder[*api.Pod](b) }
+
+// BenchmarkRawJSONDecoder100kUnstructured: the same into *api.Unstructured.
+func BenchmarkRawJSONDecoder100kUnstructured(b *testing.B) { benchRawDecoder[*api.Unstructured](b) }
+
+func benchRawDecoder[T any](b *testing.B) {
 	stream := watchStream100kPods(b)
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()
@@ -67,8 +90,8 @@ func BenchmarkRawJSONDecoder100kPods(b *testing.B) {
 		n := 0
 		for {
 			var ev struct {
-				Type   string   `json:"type"`
-				Object *api.Pod `json:"object"`
+				Type   string `json:"type"`
+				Object T      `json:"object"`
 			}
 			if err := dec.Decode(&ev); err == io.EOF {
 				break
@@ -85,19 +108,29 @@ func BenchmarkRawJSONDecoder100kPods(b *testing.B) {
 }
 
 // BenchmarkWatchDecode100kPods runs the same bytes through the watch
-// pipeline: frameReader, watchDecoder, the streamWatcher goroutine and its
-// channel, to a consumer in another goroutine.
-func BenchmarkWatchDecode100kPods(b *testing.B) {
+// pipeline: frameReader, watchDecoder, the streamWatcher goroutine (and,
+// with workers, its decoding pool) and its channel, to a consumer in
+// another goroutine.
+func BenchmarkWatchDecode100kPods(b *testing.B) { benchWatchDecode(b, Pods) }
+
+// BenchmarkWatchDecode100kUnstructured: the same into *api.Unstructured.
+func BenchmarkWatchDecode100kUnstructured(b *testing.B) { benchWatchDecode(b, unstructuredPods) }
+
+func benchWatchDecode(b *testing.B, r Resource) {
 	stream := watchStream100kPods(b)
-	b.SetBytes(int64(len(stream)))
-	b.ReportAllocs()
-	for b.Loop() {
-		ctx, cancel := context.WithCancel(context.Background())
-		body := io.NopCloser(bytes.NewReader(stream))
-		w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, Pods, DefaultMaxWatchFrameSize), nil)
-		countEvents(b, w)
+	for _, bw := range benchWorkers {
+		b.Run(bw.name, func(b *testing.B) {
+			b.SetBytes(int64(len(stream)))
+			b.ReportAllocs()
+			for b.Loop() {
+				ctx, cancel := context.WithCancel(context.Background())
+				body := io.NopCloser(bytes.NewReader(stream))
+				w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, r, DefaultMaxWatchFrameSize), bw.workers, nil)
+				countEvents(b, w)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/event")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/event")
 }
 
 // BenchmarkWatchDecode100kPodsOverHTTP serves the frames as a watch does,
@@ -115,27 +148,110 @@ func BenchmarkWatchDecode100kPodsOverHTTP(b *testing.B) {
 		}
 	}))
 	defer hs.Close()
-	c, err := NewClient(Config{Server: hs.URL})
-	if err != nil {
-		b.Fatal(err)
+	for _, bw := range benchWorkers {
+		b.Run(bw.name, func(b *testing.B) {
+			c, err := NewClient(Config{Server: hs.URL, DecodeWorkers: bw.workers})
+			if err != nil {
+				b.Fatal(err)
+			}
+			pods := For[*api.Pod](c, Pods)
+			b.SetBytes(int64(len(stream)))
+			b.ReportAllocs()
+			for b.Loop() {
+				w, err := pods.Watch(context.Background(), "default", ListOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				countEvents(b, w)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/event")
+		})
 	}
-	pods := For[*api.Pod](c, Pods)
-	b.SetBytes(int64(len(stream)))
+}
+
+var (
+	benchListOnce sync.Once
+	benchList     []byte
+)
+
+// list100kPods is a PodList of the same 100,000 pods, built once.
+func list100kPods(b *testing.B) []byte {
+	benchListOnce.Do(func() {
+		stream := watchStream100kPods(b)
+		var buf bytes.Buffer
+		buf.WriteString(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"100200"},"items":[`)
+		for i, line := range bytes.Split(bytes.TrimSuffix(stream, []byte("\n")), []byte("\n")) {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			obj := bytes.TrimPrefix(line, []byte(`{"type":"MODIFIED","object":`))
+			buf.Write(obj[:len(obj)-1])
+		}
+		buf.WriteString("]}")
+		benchList = buf.Bytes()
+	})
+	return benchList
+}
+
+// BenchmarkRawJSONDecodeList100kPods is the list's yardstick: the whole
+// body decoded by one json.Decoder.Decode into a struct.
+func BenchmarkRawJSONDecodeList100kPods(b *testing.B) { benchRawList[*api.Pod](b) }
+
+// BenchmarkRawJSONDecodeList100kUnstructured: the same into *api.Unstructured.
+func BenchmarkRawJSONDecodeList100kUnstructured(b *testing.B) { benchRawList[*api.Unstructured](b) }
+
+func benchRawList[T any](b *testing.B) {
+	body := list100kPods(b)
+	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		w, err := pods.Watch(context.Background(), "default", ListOptions{})
-		if err != nil {
+		var list struct {
+			Kind       string       `json:"kind"`
+			APIVersion string       `json:"apiVersion"`
+			Metadata   api.ListMeta `json:"metadata"`
+			Items      []T          `json:"items"`
+		}
+		if err := json.NewDecoder(bytes.NewReader(body)).Decode(&list); err != nil {
 			b.Fatal(err)
 		}
-		countEvents(b, w)
+		if len(list.Items) != benchEvents {
+			b.Fatalf("decoded %d items, want %d", len(list.Items), benchEvents)
+		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/event")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/item")
+}
+
+// BenchmarkListDecode100kPods decodes the list as a Client's List does
+// (decodeObjectList: streaming, items into Resource.New values).
+func BenchmarkListDecode100kPods(b *testing.B) { benchListDecode(b, Pods) }
+
+// BenchmarkListDecode100kUnstructured: the same into *api.Unstructured.
+func BenchmarkListDecode100kUnstructured(b *testing.B) { benchListDecode(b, unstructuredPods) }
+
+func benchListDecode(b *testing.B, r Resource) {
+	body := list100kPods(b)
+	for _, bw := range benchWorkers {
+		b.Run(bw.name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				list, err := decodeObjectList(bytes.NewReader(body), r, bw.workers)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(list.Items) != benchEvents || list.Items[benchEvents-1].GetName() != fmt.Sprintf("pod-%d", benchEvents-1) {
+					b.Fatalf("decoded %d items, want %d in order", len(list.Items), benchEvents)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/item")
+		})
+	}
 }
 
 func countEvents(b *testing.B, w Watch) {
 	n := 0
 	for ev := range w.ResultChan() {
-		if ev.Type != api.Modified || ev.Object == nil {
+		if ev.Type != api.Modified || ev.Object == nil || ev.Object.GetResourceVersion() != strconv.Itoa(100+n) {
 			b.Fatalf("event %d: %s %v", n, ev.Type, ev.Err)
 		}
 		n++

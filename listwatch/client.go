@@ -27,11 +27,15 @@ type Client struct {
 	userAgent string
 	timeout   time.Duration
 	maxFrame  int
+	workers   int           // Config.DecodeWorkers, defaulted
 	tracer    *trace.Tracer // stage "listwatch"; nil: off
 }
 
 // NewClient checks cfg and builds a Client. It does not contact the server.
 func NewClient(cfg Config) (*Client, error) {
+	if cfg.DecodeWorkers < 0 {
+		return nil, fmt.Errorf("listwatch: Config.DecodeWorkers is %d: give 0 (the default) or more", cfg.DecodeWorkers)
+	}
 	base, err := cfg.serverURL()
 	if err != nil {
 		return nil, err
@@ -48,6 +52,7 @@ func NewClient(cfg Config) (*Client, error) {
 		userAgent: cfg.UserAgent,
 		timeout:   cfg.Timeout,
 		maxFrame:  cfg.MaxWatchFrameSize,
+		workers:   cfg.DecodeWorkers,
 		tracer:    cfg.Tracer.Stage(trace.StageListWatch),
 	}
 	if c.userAgent == "" {
@@ -55,6 +60,9 @@ func NewClient(cfg Config) (*Client, error) {
 	}
 	if c.maxFrame <= 0 {
 		c.maxFrame = DefaultMaxWatchFrameSize
+	}
+	if c.workers == 0 {
+		c.workers = defaultDecodeWorkers()
 	}
 	if c.tokenFile != "" {
 		if _, err := c.bearerToken(); err != nil {

@@ -34,6 +34,10 @@
 //     json.RawMessage; the cost of a watch is the cost of encoding/json on
 //     its bytes, and little else (BenchmarkWatchDecode100kPods takes about 1.1x
 //     the time of BenchmarkRawJSONDecoder100kPods, article 004's bare loop).
+//   - Both cores. With Config.DecodeWorkers other than 1, frames that queue
+//     up and a long list's items are decoded on several goroutines, and
+//     still delivered strictly in stream order, with the same errors at
+//     the same places (parallel_decode.go).
 //   - Every ending is visible and nothing hangs. A clean end (the server's
 //     timeoutSeconds) closes ResultChan; an ERROR frame (410 Expired: "your
 //     resourceVersion is too old, relist") arrives as an Event of type

@@ -17,7 +17,7 @@ import (
 // ADDED/MODIFIED/DELETED/BOOKMARK, an error for ERROR, nothing after an
 // error), and the same events whether the bytes arrive at once or one by
 // one, and whether read by the decoder directly or through the
-// streamWatcher goroutine.
+// streamWatcher goroutine, decoding on one goroutine or on four.
 //
 //	go test ./listwatch -run '^$' -fuzz FuzzWatchDecoder -fuzztime 30s
 func FuzzWatchDecoder(f *testing.F) {
@@ -42,8 +42,11 @@ func FuzzWatchDecoder(f *testing.F) {
 		if oneByOne := decodeAll(iotest.OneByteReader(bytes.NewReader(data)), maxFrame); fmt.Sprint(oneByOne) != fmt.Sprint(whole) {
 			t.Fatalf("chunking changed the events:\nwhole:    %q\nbyte-wise: %q", whole, oneByOne)
 		}
-		if piped := decodeThroughWatcher(t, data, maxFrame); fmt.Sprint(piped) != fmt.Sprint(whole) {
+		if piped := decodeThroughWatcher(t, data, maxFrame, 1); fmt.Sprint(piped) != fmt.Sprint(whole) {
 			t.Fatalf("the streamWatcher changed the events:\ndecoder: %q\nwatcher: %q", whole, piped)
+		}
+		if parallel := decodeThroughWatcher(t, data, maxFrame, 4); fmt.Sprint(parallel) != fmt.Sprint(whole) {
+			t.Fatalf("decoding on 4 workers changed the events:\ndecoder:  %q\nparallel: %q", whole, parallel)
 		}
 	})
 }
@@ -59,10 +62,10 @@ func checkEvents(t *testing.T, lines []string) {
 
 // decodeThroughWatcher runs data through a streamWatcher and renders its
 // events as decodeAll does.
-func decodeThroughWatcher(t *testing.T, data []byte, maxFrame int) []string {
+func decodeThroughWatcher(t *testing.T, data []byte, maxFrame, workers int) []string {
 	ctx, cancel := context.WithCancel(context.Background())
 	body := io.NopCloser(bytes.NewReader(data))
-	w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, Pods, maxFrame), nil)
+	w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, Pods, maxFrame), workers, nil)
 	defer w.Stop()
 	var out []string
 	for ev := range w.ResultChan() {

@@ -35,7 +35,7 @@ func (c *Client) listObjects(ctx context.Context, r Resource, namespace string, 
 		return nil, err
 	}
 	defer resp.Body.Close()
-	list, err := decodeObjectList(resp.Body, r)
+	list, err := decodeObjectList(resp.Body, r, c.workers)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: decoding the response: %w", r.GroupResource(), err)
 	}
@@ -49,8 +49,15 @@ func (c *Client) listObjects(ctx context.Context, r Resource, namespace string, 
 // decodeObjectList decodes a list response as it streams in: the metadata,
 // then each item straight into an object from r.New (no intermediate
 // copy of the items' JSON, so a list of many thousands of objects costs
-// one pass over its bytes).
-func decodeObjectList(body io.Reader, r Resource) (*ObjectList, error) {
+// one pass over its bytes). With workers > 1, the items after the first
+// parallelListAfter are decoded on up to that many goroutines, and still
+// come out in order (parallelItems, in parallel_decode.go).
+func decodeObjectList(body io.Reader, r Resource, workers int) (*ObjectList, error) {
+	var par *parallelItems // nil: every item decoded here, one after the other
+	if workers > 1 {
+		par = newParallelItems(body, workers)
+		body = par.rec
+	}
 	dec := json.NewDecoder(body)
 	if err := expectDelim(dec, '{'); err != nil {
 		return nil, err
@@ -65,7 +72,7 @@ func decodeObjectList(body io.Reader, r Resource) (*ObjectList, error) {
 		case "metadata":
 			err = dec.Decode(&list.ListMeta)
 		case "items":
-			err = decodeItems(dec, r, list)
+			err = decodeItems(dec, r, list, par)
 		default: // kind, apiVersion
 			var skip json.RawMessage
 			err = dec.Decode(&skip)
@@ -81,7 +88,7 @@ func decodeObjectList(body io.Reader, r Resource) (*ObjectList, error) {
 }
 
 // decodeItems decodes the items array (or null) into list.Items.
-func decodeItems(dec *json.Decoder, r Resource, list *ObjectList) error {
+func decodeItems(dec *json.Decoder, r Resource, list *ObjectList, par *parallelItems) error {
 	tok, err := dec.Token()
 	if err != nil || tok == nil {
 		return err
@@ -90,6 +97,9 @@ func decodeItems(dec *json.Decoder, r Resource, list *ObjectList) error {
 		return fmt.Errorf("want an array, got %v", tok)
 	}
 	for dec.More() {
+		if par != nil && len(list.Items) == parallelListAfter {
+			return par.decodeRest(dec, r, list) // the rest, ']' included
+		}
 		obj := r.New()
 		if err := dec.Decode(obj); err != nil {
 			return fmt.Errorf("item %d: %w", len(list.Items), err)

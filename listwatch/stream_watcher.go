@@ -27,12 +27,20 @@ import (
 // Stop and cancellation are prompt even while receive is blocked reading:
 // they cancel the request's context, which makes the HTTP transport abort
 // the read.
+//
+// With more than one decode worker, receive hands a stream whose frames
+// queue up to receiveParallel (parallel_decode.go), which decodes frames on
+// several goroutines and delivers them in the same order, with the same
+// endings.
 type streamWatcher struct {
 	result   chan Event
 	done     chan struct{}
 	stopOnce sync.Once
 	cancel   context.CancelFunc
-	tracer   *trace.Tracer // nil: off
+	tracer   *trace.Tracer  // nil: off
+	workers  int            // Config.DecodeWorkers; 1: decode in receive's loop only
+	wg       sync.WaitGroup // receiveParallel's frame cutter, which outlives it a little
+	parallel bool           // receive went parallel (for tests; read after ResultChan closes)
 }
 
 // resultBuffer is how many decoded events may wait for the consumer, as
@@ -41,8 +49,10 @@ const resultBuffer = 100
 
 // newStreamWatcher starts receiving from body. ctx is the request's context
 // and cancel cancels it; body is closed when the stream ends.
-func newStreamWatcher(ctx context.Context, cancel context.CancelFunc, body io.ReadCloser, dec *watchDecoder, t *trace.Tracer) *streamWatcher {
-	w := &streamWatcher{result: make(chan Event, resultBuffer), done: make(chan struct{}), cancel: cancel, tracer: t}
+// With workers > 1, frames are decoded on up to that many goroutines once
+// they queue up.
+func newStreamWatcher(ctx context.Context, cancel context.CancelFunc, body io.ReadCloser, dec *watchDecoder, workers int, t *trace.Tracer) *streamWatcher {
+	w := &streamWatcher{result: make(chan Event, resultBuffer), done: make(chan struct{}), cancel: cancel, tracer: t, workers: max(workers, 1)}
 	go w.receive(ctx, body, dec)
 	return w
 }
@@ -65,26 +75,41 @@ func (w *streamWatcher) receive(ctx context.Context, body io.ReadCloser, dec *wa
 	defer body.Close()
 	defer w.cancel()
 	for {
+		if w.workers > 1 && dec.frames.buffered() {
+			// The next frame is already (partly) read: frames arrive faster
+			// than one at a time, so decode the rest of the stream on
+			// workers.
+			w.parallel = true
+			w.receiveParallel(ctx, dec)
+			return
+		}
 		ev, err := dec.decode()
-		if err != nil {
-			if err == io.EOF || w.stopped(ctx) {
-				w.traceEnd(ctx, err)
-				return // a clean end, or the caller's wish: nothing to report
-			}
-			ev = Event{Type: api.Error, Err: err}
-		}
-		w.traceFrame(ev)
-		select {
-		case w.result <- ev:
-		case <-w.done:
+		if !w.send(ctx, ev, err) {
 			return
-		case <-ctx.Done():
-			return
-		}
-		if ev.Type == api.Error {
-			return // an ERROR frame or a broken stream is the last event
 		}
 	}
+}
+
+// send delivers what decode returned: the event, or for an error the
+// Error event that ends the stream; a clean end (io.EOF) and an error after
+// Stop end it silently. It reports whether the stream goes on.
+func (w *streamWatcher) send(ctx context.Context, ev Event, err error) bool {
+	if err != nil {
+		if err == io.EOF || w.stopped(ctx) {
+			w.traceEnd(ctx, err)
+			return false // a clean end, or the caller's wish: nothing to report
+		}
+		ev = Event{Type: api.Error, Err: err}
+	}
+	w.traceFrame(ev)
+	select {
+	case w.result <- ev:
+	case <-w.done:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+	return ev.Type != api.Error // an ERROR frame or a broken stream is the last event
 }
 
 // traceFrame reports a decoded frame (or the error that ends the stream).

@@ -104,6 +104,10 @@ func (f *frameReader) next() ([]byte, error) {
 	}
 }
 
+// buffered reports whether bytes after the last frame returned are already
+// read: the next frame has (at least partly) arrived.
+func (f *frameReader) buffered() bool { return f.end > f.start }
+
 // fill reads more bytes, first making room: moving the unread bytes to the
 // front, or growing the buffer (up to max+1). The end of the stream, or a
 // read error, is remembered for next to act on once the bytes already
@@ -153,7 +157,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\
 type watchDecoder struct {
 	frames   *frameReader
 	resource Resource
-	decoded  int // frames decoded so far, for error messages
+	cut      int // frames cut so far, for error messages
 }
 
 // newWatchDecoder decodes body, a watch of r, with frames of at most
@@ -175,35 +179,64 @@ type frame struct {
 // Event of type Error whose Err is a *StatusError. At a clean end of
 // stream it returns io.EOF; any other error means the stream is broken and
 // says how.
+//
+// It is two steps, which the parallel path (parallel_decode.go) runs on
+// different goroutines: cut the next frame, then decode it.
 func (d *watchDecoder) decode() (Event, error) {
+	line, err := d.nextFrame()
+	if err != nil {
+		return Event{}, err
+	}
+	return d.decodeNumbered(line, d.cut)
+}
+
+// nextFrame cuts the next frame and counts it. The slice is valid until the
+// following call. At a clean end of stream it returns io.EOF; any other
+// error means the stream is broken and says how. (The count in its
+// messages is the frames cut before: they were all decoded, since a frame
+// that does not decode ends the stream.)
+func (d *watchDecoder) nextFrame() ([]byte, error) {
 	line, err := d.frames.next()
 	switch {
 	case err == errPartialFrame:
 		// The body ended cleanly but mid-line: a whole frame merely missing
 		// its newline is accepted; anything else is a cut connection.
 		if !json.Valid(line) {
-			return Event{}, fmt.Errorf("watch stream ended in the middle of a frame after %d events (%d bytes of it received): %w",
-				d.decoded, len(line), io.ErrUnexpectedEOF)
+			return nil, fmt.Errorf("watch stream ended in the middle of a frame after %d events (%d bytes of it received): %w",
+				d.cut, len(line), io.ErrUnexpectedEOF)
 		}
 	case err == io.EOF:
-		return Event{}, io.EOF
+		return nil, io.EOF
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return Event{}, fmt.Errorf("watch connection cut after %d events: %w", d.decoded, err)
+		return nil, fmt.Errorf("watch connection cut after %d events: %w", d.cut, err)
 	case err != nil:
-		return Event{}, fmt.Errorf("watch stream broken after %d events: %w", d.decoded, err)
+		return nil, fmt.Errorf("watch stream broken after %d events: %w", d.cut, err)
 	}
+	d.cut++
+	return line, nil
+}
+
+// decodeNumbered decodes line, the stream's frame number n (from 1), and
+// says which frame it was if it is malformed. It only reads d.resource, so
+// several goroutines may call it at once.
+func (d *watchDecoder) decodeNumbered(line []byte, n int) (Event, error) {
 	ev, err := d.decodeFrame(line)
 	if err != nil {
-		return Event{}, fmt.Errorf("%w (frame %d: %s): %w", ErrMalformedFrame, d.decoded+1, snippet(line), err)
+		return Event{}, fmt.Errorf("%w (frame %d: %s): %w", ErrMalformedFrame, n, snippet(line), err)
 	}
-	d.decoded++
 	return ev, nil
 }
 
 // decodeFrame decodes one frame.
 func (d *watchDecoder) decodeFrame(line []byte) (Event, error) {
+	return d.decodeFrameWith(line, json.Unmarshal)
+}
+
+// decodeFrameWith decodes one frame with unmarshal, json.Unmarshal or a
+// worker's own decoder (parallel_decode.go).
+func (d *watchDecoder) decodeFrameWith(line []byte, unmarshal func([]byte, any) error) (Event, error) {
 	f := frame{Object: d.resource.New()}
-	err := json.Unmarshal(line, &f)
+	err := unmarshal(line, &f)
 	if f.Type == api.Error {
 		// The object is a Status, not the watched type: decode it again
 		// as one (rare, and the stream ends here anyway).
