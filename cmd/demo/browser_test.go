@@ -150,7 +150,7 @@ func TestBrowser_LiveViewInHeadlessChromium(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--web", "127.0.0.1:0", "--chaos-every", "0",
-			"--start-delay", "300ms", "--quiet"}, &out)
+			"--start-delay", "300ms", "--quiet", "--lang", "en"}, &out)
 	}()
 	pageRe := regexp.MustCompile(`live view: (http://\S+)`)
 	require.Eventually(t, func() bool { return pageRe.MatchString(out.String()) }, 10*time.Second, 10*time.Millisecond)
@@ -216,10 +216,14 @@ func TestBrowser_LiveViewInHeadlessChromium(t *testing.T) {
 	within("the ReplicaSet is whole again", func() bool { return d.number("#rs-ready") == 3 })
 
 	// Click a pod: the log shows its path.
+	// The list may be redrawn between reading it and clicking (a pod
+	// replaced), so the pod followed is the one the page marks selected,
+	// not the one read before the click; and the note above the log is
+	// shared with other messages, so the log itself is checked.
 	within("a pod in the cache", func() bool { return d.text("#pods li") != "" })
-	pod := d.text("#pods li")
 	d.click("#pods li")
-	within("the log is filtered by the pod's key", func() bool { return strings.Contains(d.text("#log-note"), pod) })
+	var pod string
+	within("a pod is selected", func() bool { pod = d.text("#pods li.sel"); return pod != "" })
 	within("the filtered log shows the pod's hops", func() bool {
 		log := d.text("#log")
 		return strings.Contains(log, "cache") && strings.Contains(log, pod)

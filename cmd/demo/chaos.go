@@ -44,7 +44,7 @@ func (f *faults) deletePod(ctx context.Context, who, name string) error {
 		name = pods[rand.IntN(len(pods))].Name
 	}
 	f.done.Add(1)
-	f.n.say("%s: deleting pod default/%s", who, name)
+	f.n.say(f.n.t.deletingPod, f.n.t.who(who), name)
 	return f.client.Delete(ctx, "default", name, listwatch.DeleteOptions{})
 }
 
@@ -52,7 +52,7 @@ func (f *faults) deletePod(ctx context.Context, who, name string) error {
 // balancer would: each reflector resumes from its last resourceVersion.
 func (f *faults) dropWatches(who string) {
 	f.done.Add(1)
-	f.n.say("%s: dropping every watch (each reflector resumes from its last resourceVersion, no relist)", who)
+	f.n.say(f.n.t.dropWatches, f.n.t.who(who))
 	f.srv.CloseWatches()
 }
 
@@ -61,7 +61,7 @@ func (f *faults) dropWatches(who string) {
 // Expired, and a relist.
 func (f *faults) compact(who string) {
 	f.done.Add(1)
-	f.n.say("%s: compacting history at rv %s and dropping watches (a watch from an older rv gets 410 Expired → relist)", who, f.srv.ResourceVersion())
+	f.n.say(f.n.t.compacting, f.n.t.who(who), f.srv.ResourceVersion())
 	f.srv.CompactHistory()
 	f.srv.CloseWatches()
 }

@@ -9,6 +9,7 @@
 //
 //	make demo                               # until Ctrl-C
 //	make demo ARGS="--duration 30s --trace" # every trace event, then a summary
+//	make demo ARGS="--lang zh"              # narrated in Chinese (also when LANG starts with zh)
 //	go run ./cmd/demo --addr 127.0.0.1:0 --history 5 --chaos-every 0
 //
 // When it ends it prints a summary and checks that every informer's cache
@@ -62,6 +63,7 @@ type options struct {
 	web        string // the live view's address; "off": none
 	webPublic  bool   // allow a non-loopback --web
 	webSet     bool   // --web was given (a default port in use falls back to a free one)
+	lang       language
 }
 
 func parseFlags(args []string) (options, error) {
@@ -78,7 +80,12 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.startDelay, "start-delay", time.Second, "how long the kubelet takes to start a pod")
 	fs.StringVar(&o.web, "web", "127.0.0.1:8081", "address of the live view, a page in the browser (127.0.0.1:0 picks a free port; off: none)")
 	fs.BoolVar(&o.webPublic, "web-public", false, "allow --web on an address other than loopback (the page has buttons that break things)")
+	lang := fs.String("lang", "", "the narration's language: en or zh (default: zh if LC_ALL, or else LANG, starts with zh; else en)")
 	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	var err error
+	if o.lang, err = parseLanguage(*lang, os.Getenv); err != nil {
 		return o, err
 	}
 	fs.Visit(func(f *flag.Flag) { o.webSet = o.webSet || f.Name == "web" })
@@ -100,6 +107,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		defer cancel()
 	}
 	n := newNarrator(out, !o.quiet, o.trace)
+	n.t = textsFor(o.lang)
 	tr := n.tracer()
 	// The live view counts the same trace the narration reads.
 	metrics := workqueue.NewInMemoryMetrics()
@@ -149,7 +157,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	// Everything below runs until work is cancelled.
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	n.say("starting two informers and the controller against %s", url)
+	n.say(n.t.starting, url)
 	if err := addAuditHandler(factory, page, work); err != nil {
 		stopWork()
 		return err
@@ -163,7 +171,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		stopWeb := serveWeb(webLn, &webUI{agg: agg, hub: newHub(), repoRoot: findRepoRoot(), now: time.Now, ctx: work,
 			actions: pageActions(f, page, url)})
 		defer stopWeb() // the streams end when the demo stops
-		n.block(fmt.Sprintf("\nlive view: http://%s/  (the pipeline in a browser, with buttons that break it)\n", webLn.Addr()))
+		n.block(fmt.Sprintf(n.t.liveView, webLn.Addr()))
 	}
 
 	tourErr := waitAndPrintTour(ctx, factory, podClient, n, url)
@@ -173,7 +181,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	<-ctx.Done()
 	stopChaos()
-	n.say("stopping: waiting for the world to settle before the final check")
+	n.say("%s", n.t.stopping)
 	check := finalCheck(srv, factory)
 	stopWork()
 	wg.Wait()
@@ -199,6 +207,6 @@ func waitAndPrintTour(ctx context.Context, factory informer.SharedInformerFactor
 	if err != nil {
 		return fmt.Errorf("listing pods for the tour: %w", err)
 	}
-	n.block(tour(url, list.ResourceVersion))
+	n.block(n.t.tour(url, list.ResourceVersion))
 	return nil
 }

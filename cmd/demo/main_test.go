@@ -46,7 +46,7 @@ func TestDemo_TourEndsWithTheFinalCheckPassed(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(context.Background(), []string{"--addr", "127.0.0.1:0", "--duration", "6s",
-			"--chaos-every", "700ms", "--start-delay", "200ms", "--history", "20"}, &out)
+			"--chaos-every", "700ms", "--start-delay", "200ms", "--history", "20", "--lang", "en"}, &out)
 	}()
 	urlRe := regexp.MustCompile(`controller against (http://\S+)`)
 	require.Eventually(t, func() bool { return strings.Contains(out.String(), "/faults/close-watches") }, 5*time.Second, 5*time.Millisecond)

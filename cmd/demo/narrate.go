@@ -30,11 +30,12 @@ type narrator struct {
 	all    bool // --trace: every event
 	chains map[string]*chain
 	counts map[string]int // "stage: what" -> events seen, for the summary
+	t      *texts         // the language it speaks (lang.go)
 }
 
 func newNarrator(out io.Writer, story, all bool) *narrator {
 	return &narrator{out: out, start: time.Now(), story: story, all: all,
-		chains: map[string]*chain{}, counts: map[string]int{}}
+		chains: map[string]*chain{}, counts: map[string]int{}, t: englishTexts}
 }
 
 // tracer returns the Tracer every stage of the demo reports to.
@@ -112,21 +113,23 @@ func (n *narrator) follow(e trace.Event) {
 		if res != "pods" && res != "replicasets" {
 			return
 		}
-		n.chains[key] = &chain{rv: e.RV(), hops: []string{fmt.Sprintf("%s %s %s (rv %s)", singular(res), key, pastTense(e.Get(trace.KeyType)), e.RV())}}
+		// "pod" and "replicaset" are the kinds' own names in both languages.
+		what := fmt.Sprintf(n.t.commit, singular(res), key, n.t.pastTense(e.Get(trace.KeyType)), e.RV())
+		n.chains[key] = &chain{rv: e.RV(), hops: []string{what}}
 	case e.Stage == trace.StageListWatch && e.What == "frame decoded":
-		n.hop(key, e.RV(), e.Get(trace.KeyType)+" frame")
+		n.hop(key, e.RV(), fmt.Sprintf(n.t.frame, e.Get(trace.KeyType)))
 	case e.Stage == trace.StageDeltaFIFO && e.What == "delta queued":
-		n.hop(key, e.RV(), "DeltaFIFO")
+		n.hop(key, e.RV(), n.t.deltaFIFO)
 	case e.Stage == trace.StageDeltaFIFO && e.What == "tombstone queued":
 		// A tombstone carries the last state the cache knew, not the
 		// deletion's version: it belongs to whatever chain the key has.
 		if c, ok := n.chains[key]; ok {
-			c.hops = append(c.hops, "relist → DeltaFIFO tombstone (the DELETED event was missed)")
+			c.hops = append(c.hops, n.t.tombstone)
 			c.rv = e.RV()
 		}
 	case e.Stage == trace.StageInformer && strings.HasPrefix(e.What, "cache "):
 		if c, ok := n.chains[key]; ok && c.rv == e.RV() {
-			c.hops = append(c.hops, "cache")
+			c.hops = append(c.hops, n.t.cache)
 			c.inCache = true
 		}
 	case e.Stage == trace.StageController && e.What == "enqueue":
@@ -136,24 +139,24 @@ func (n *narrator) follow(e trace.Event) {
 		}
 		if c, ok := n.chains[from]; ok && c.inCache {
 			delete(n.chains, from)
-			n.printLocked(strings.Join(append(c.hops, "handler enqueues "+key), " → "))
+			n.printLocked(strings.Join(append(c.hops, fmt.Sprintf(n.t.enqueues, key)), n.t.chainSep))
 		}
 	case e.Stage == trace.StageController && e.What == "reconciled":
 		if did := e.Get("did"); did != "" && !strings.HasPrefix(did, "nothing") {
-			n.printLocked(fmt.Sprintf("worker: %s: %s → %s", key, e.Get("found"), did))
+			n.printLocked(fmt.Sprintf(n.t.reconciled, key, n.t.found(e.Get("found")), n.t.did(did)))
 		}
 	case e.Stage == trace.StageController && e.What == "retry":
-		n.printLocked(fmt.Sprintf("worker: %s failed; retry %s after %s", key, e.Get(trace.KeyCount), e.Get(trace.KeyDelay)))
+		n.printLocked(fmt.Sprintf(n.t.retry, key, e.Get(trace.KeyCount), e.Get(trace.KeyDelay)))
 	case e.Stage == trace.StageController && e.What == "dropped":
-		n.printLocked(fmt.Sprintf("worker: %s dropped after too many retries: %s", key, e.Get(trace.KeyReason)))
+		n.printLocked(fmt.Sprintf(n.t.dropped, key, e.Get(trace.KeyReason)))
 	case e.Stage == trace.StageReflector && e.What == "phase":
-		n.printLocked(reflectorLine(e))
+		n.printLocked(n.t.reflectorLine(e))
 	case e.Stage == trace.StageServer && e.What == faultRequested:
 		// A learner's curl to a fault endpoint: the server says what it did
 		// and what the informers will do about it.
-		n.printLocked(fmt.Sprintf("you: %s (POST %s; %s)", e.Get("did"), e.Get("path"), e.Get("then")))
+		n.printLocked(fmt.Sprintf(n.t.you, n.t.faultDid(e.Get("did")), e.Get("path"), n.t.faultThen(e.Get("path"), e.Get("then"))))
 	case e.Stage == trace.StageServer && strings.HasPrefix(e.What, "history compacted"):
-		n.printLocked("server: history compacted at rv " + e.RV() + ": a watch from an older rv now gets 410 Expired")
+		n.printLocked(fmt.Sprintf(n.t.compacted, e.RV()))
 	}
 }
 
@@ -166,15 +169,15 @@ func (n *narrator) hop(key, rv, step string) {
 }
 
 // reflectorLine phrases a reflector's phase change.
-func reflectorLine(e trace.Event) string {
-	from, to, why := e.Get("from"), e.Get(trace.KeyPhase), e.Get(trace.KeyReason)
+func (t *texts) reflectorLine(e trace.Event) string {
+	from, to, why := e.Get("from"), e.Get(trace.KeyPhase), t.reason(e.Get(trace.KeyReason))
 	switch {
 	case from == "":
-		return fmt.Sprintf("reflector(%s): %s (%s)", e.Get(trace.KeyResource), to, why)
+		return fmt.Sprintf(t.reflector, e.Get(trace.KeyResource), t.phase(to), why)
 	case from == to:
-		return fmt.Sprintf("reflector(%s): %s again (%s)", e.Get(trace.KeyResource), to, why)
+		return fmt.Sprintf(t.reflectorAgn, e.Get(trace.KeyResource), t.phase(to), why)
 	}
-	return fmt.Sprintf("reflector(%s): %s → %s (%s)", e.Get(trace.KeyResource), from, to, why)
+	return fmt.Sprintf(t.reflectorTo, e.Get(trace.KeyResource), t.phase(from), t.phase(to), why)
 }
 
 func singular(resource string) string {

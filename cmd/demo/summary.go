@@ -26,6 +26,10 @@ type check struct {
 	caches   map[string]string // resource -> "ok" or what differs
 	replicas string            // "3 of 3 ready" ...
 	ok       bool
+	// The numbers replicas is made of, for the Chinese summary; counted
+	// is false when replicas is an error instead.
+	counted                                bool
+	active, statusReplicas, ready, wantRep int
 }
 
 func (c check) err() error {
@@ -75,6 +79,7 @@ func checkOnce(srv *fakeapiserver.Server, factory informer.SharedInformerFactory
 		}
 	}
 	c.replicas = fmt.Sprintf("%d pods, status %d replicas %d ready, want %d", active, rs.Status.Replicas, rs.Status.ReadyReplicas, want)
+	c.counted, c.active, c.statusReplicas, c.ready, c.wantRep = true, active, int(rs.Status.Replicas), int(rs.Status.ReadyReplicas), want
 	c.ok = c.ok && active == want && int(rs.Status.Replicas) == want && int(rs.Status.ReadyReplicas) == want
 	return c
 }
@@ -115,6 +120,9 @@ func compareCache(srv *fakeapiserver.Server, inf informer.SharedIndexInformer, r
 // summary is what happened, counted from the trace and the controller, and
 // the final check.
 func summary(n *narrator, s replicaset.Stats, faults int64, c check) string {
+	if n.t.lang == chinese {
+		return summaryZH(n, s, faults, c)
+	}
 	var out strings.Builder
 	informers := 2
 	listings := n.countWith(trace.StageReflector, "phase", trace.KeyPhase, "listing")
@@ -142,5 +150,46 @@ summary
 		verdict = "FAILED"
 	}
 	fmt.Fprintf(&out, "  final check %s\n", verdict)
+	return out.String()
+}
+
+// summaryZH is the summary in Chinese, counted the same way.
+func summaryZH(n *narrator, s replicaset.Stats, faults int64, c check) string {
+	var out strings.Builder
+	informers := 2
+	listings := n.countWith(trace.StageReflector, "phase", trace.KeyPhase, "listing")
+	watches := n.count(trace.StageListWatch, "watch opened")
+	replicas := c.replicas
+	if c.counted {
+		replicas = fmt.Sprintf("%d 个 pod，status 里 %d 个副本、%d 个就绪，期望 %d 个", c.active, c.statusReplicas, c.ready, c.wantRep)
+	}
+	fmt.Fprintf(&out, `
+总结
+  收到的监听事件：  ADDED %d 个，MODIFIED %d 个，DELETED %d 个，BOOKMARK（书签）%d 个
+  全量同步：        %d 次（每个通知器第一次之后的列举：在 410 过期或失败之后）
+  重新监听：        %d 次（每个通知器第一次之后的新监听）
+  墓碑：            %d 个（从全量同步而不是从监听事件得知的删除）
+  注入的故障：      %d 个（来自混沌循环和 /faults/）
+  控制器：          调谐 %d 次，创建 pod %d 个，删除 pod %d 个，写 status %d 次，重试 %d 次，丢弃 %d 次
+  最终检查：        副本：%s
+`, n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "ADDED"),
+		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "MODIFIED"),
+		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "DELETED"),
+		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "BOOKMARK"),
+		max(0, listings-informers), max(0, watches-informers),
+		n.count(trace.StageDeltaFIFO, "tombstone queued"), faults,
+		s.Reconciles, s.PodsCreated, s.PodsDeleted, s.StatusWrites, s.Retries, s.Dropped, replicas)
+	for _, r := range slices.Sorted(maps.Keys(c.caches)) {
+		same := c.caches[r]
+		if same == "ok" {
+			same = "一致"
+		}
+		fmt.Fprintf(&out, "                    %s 的本地缓存与服务器：%s\n", r, same)
+	}
+	verdict := "通过（PASSED）"
+	if !c.ok {
+		verdict = "失败（FAILED）"
+	}
+	fmt.Fprintf(&out, "  最终检查%s\n", verdict)
 	return out.String()
 }

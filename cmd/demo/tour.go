@@ -4,8 +4,14 @@ import "fmt"
 
 // tour is what to try, with the server's real address and the
 // resourceVersion of a real list of pods filled in.
-func tour(url, listRV string) string {
+func tour(url, listRV string) string { return englishTexts.tour(url, listRV) }
+
+// tour is the tour in t's language.
+func (t *texts) tour(url, listRV string) string {
 	k := "kubectl --server " + url
+	if t.lang == chinese {
+		return fmt.Sprintf(tourZH, url, k, listRV)
+	}
 	return fmt.Sprintf(`
 kinformer demo: a fake Kubernetes API server on %[1]s, two informers
 (replicasets, pods) sharing one factory, a ReplicaSet controller with a
@@ -39,3 +45,38 @@ Try, in another terminal:
 
 `, url, k, listRV)
 }
+
+// tourZH is the tour in Chinese, in the words of docs/glossary.md; the
+// commands are the same.
+const tourZH = `
+kinformer 演示：一个假的 Kubernetes API 服务器（在 %[1]s），两个通知器
+（replicasets、pods）共用一个通知器工厂，一个带工作队列的 ReplicaSet 控制器，
+一个启动 pod 的 kubelet，还有一个混沌循环。按 Ctrl-C 停止。
+
+下面每一行是一次变更走完文章所画的整条流水线：
+服务器提交 → 监听帧 → 增量队列（DeltaFIFO）→ 本地缓存 → 事件处理器 → 工作队列 → worker。
+
+在另一个终端里试试：
+  1. 像文章 004 用 curl 那样列举（这次列举的资源版本 resourceVersion 是 %[3]s）：
+       curl %[1]s/api/v1/namespaces/default/pods
+  2. 从这个版本开始监听（每一行是流里的一个分块）：
+       curl "%[1]s/api/v1/namespaces/default/pods?watch=true&resourceVersion=%[3]s"
+  3. 用 kubectl 监听，删掉一个 pod，看控制器在这里作出反应：
+       %[2]s get pods -w
+       %[2]s delete pod <某个 web pod>
+       %[2]s get rs web
+       %[2]s patch rs web -p '{"spec":{"replicas":5}}'    （扩容；再改成 2 就是缩容）
+  4. 用服务器的故障端点把它弄坏，看通知器如何恢复
+     （curl %[1]s/faults 列出全部端点）：
+       curl -X POST %[1]s/faults/close-watches    （监听从最后的 rv 接着来：不做全量同步）
+       curl -X POST %[1]s/faults/compact          （历史没了；再 close-watches：410 过期 → 全量同步）
+       curl -X POST "%[1]s/faults/fail?code=429&count=3&retryAfter=2&verb=list"   （退避，Retry-After）
+     丢掉一次删除，再看墓碑如何补上它：
+       curl -X POST "%[1]s/faults/drop?resource=pods&type=DELETED"
+       %[2]s delete pod <某个 web pod> --wait=false    （没有监听看到 DELETED：本地缓存里还留着这个 pod）
+       curl -X POST %[1]s/faults/compact; curl -X POST %[1]s/faults/close-watches
+                                          （410 过期 → 全量同步 → 这个 pod 以墓碑的形式回来）
+     亲眼看看 410：压缩之后，从旧版本开始的监听会得到 410 过期：
+       curl "%[1]s/api/v1/namespaces/default/pods?watch=true&resourceVersion=%[3]s"
+
+`

@@ -349,7 +349,7 @@ func TestDemo_LiveViewStreamsAndEndsWithTheDemo(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--web", "127.0.0.1:0", "--chaos-every", "0",
-			"--start-delay", "100ms", "--quiet"}, &out)
+			"--start-delay", "100ms", "--quiet", "--lang", "en"}, &out)
 	}()
 	pageRe := regexp.MustCompile(`live view: (http://\S+)/`)
 	require.Eventually(t, func() bool { return pageRe.MatchString(out.String()) }, 10*time.Second, time.Millisecond)

@@ -112,7 +112,7 @@ func (k *kubelet) startPods(ctx context.Context, now time.Time, n *narrator) {
 		k.nextIP++
 		started.Status = runningStatus(fmt.Sprintf("10.0.1.%d", k.nextIP%250+1))
 		if _, err := k.client.UpdateStatus(ctx, p.Namespace, started); err == nil {
-			n.say("kubelet: pod %s/%s is Running and Ready on %s", p.Namespace, p.Name, nodeName)
+			n.say(n.t.podRunning, p.Namespace, p.Name, nodeName)
 		}
 	}
 	for uid := range k.stopping {
@@ -144,7 +144,7 @@ func (k *kubelet) finishDeletion(ctx context.Context, now time.Time, p *api.Pod,
 	err := k.client.Delete(ctx, p.Namespace, p.Name, listwatch.DeleteOptions{
 		GracePeriodSeconds: &zero, Preconditions: &listwatch.Preconditions{UID: &uid}})
 	if err == nil {
-		n.say("kubelet: pod %s/%s stopped; deleting it with grace 0", p.Namespace, p.Name)
+		n.say(n.t.podStopped, p.Namespace, p.Name)
 		delete(k.stopping, uid)
 	}
 }

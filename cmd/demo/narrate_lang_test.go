@@ -1,0 +1,162 @@
+package main
+
+import (
+	"log/slog"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinformer/kinformer/controller/replicaset"
+	"github.com/kinformer/kinformer/trace"
+)
+
+// tev builds one trace event as a stage would report it.
+func tev(stage, what string, attrs ...slog.Attr) trace.Event {
+	return trace.Event{Stage: stage, What: what, Attrs: attrs}
+}
+
+// fixedTrace is one short story: a pod created and followed to the
+// controller, a reconcile, a relist after 410, a retry and a drop, a
+// learner's fault, a compaction, and a delete learned from a relist.
+var fixedTrace = []trace.Event{
+	tev(trace.StageServer, "commit", trace.Resource("pods"), trace.Key("default/web-abc"), trace.Type("ADDED"), trace.RV("7")),
+	tev(trace.StageListWatch, "frame decoded", trace.Key("default/web-abc"), trace.Type("ADDED"), trace.RV("7")),
+	tev(trace.StageDeltaFIFO, "delta queued", trace.Key("default/web-abc"), trace.RV("7")),
+	tev(trace.StageInformer, "cache add", trace.Key("default/web-abc"), trace.RV("7")),
+	tev(trace.StageController, "enqueue", trace.Key("default/web"), slog.String("from", "default/web-abc")),
+	tev(trace.StageController, "reconciled", trace.Key("default/web"), slog.String("found", "have 2 of 3"), slog.String("did", "created 1 of 1")),
+	tev(trace.StageController, "reconciled", trace.Key("default/web"), slog.String("found", "have 3 of 3"), slog.String("did", "nothing")),
+	tev(trace.StageReflector, "phase", trace.Resource("pods"), slog.String("from", "watching"), trace.Phase("listing"), trace.Reason("410 Expired")),
+	tev(trace.StageReflector, "phase", trace.Resource("pods"), slog.String("from", "listing"), trace.Phase("watching"), trace.Reason("listed")),
+	tev(trace.StageController, "retry", trace.Key("default/web"), trace.Count(2), trace.Delay(20*time.Millisecond)),
+	tev(trace.StageController, "dropped", trace.Key("default/web"), trace.Reason("boom")),
+	tev(trace.StageServer, faultRequested, slog.String("path", "/faults/close-watches"), slog.String("did", "closed every watch (2 open)"),
+		slog.String("then", "each reflector watches again from its last resourceVersion, without a relist (after /faults/compact: 410 Expired and a relist)")),
+	tev(trace.StageServer, "history compacted", trace.RV("12")),
+	tev(trace.StageServer, "commit", trace.Resource("pods"), trace.Key("default/web-xyz"), trace.Type("DELETED"), trace.RV("20")),
+	tev(trace.StageDeltaFIFO, "tombstone queued", trace.Key("default/web-xyz"), trace.RV("15")),
+	tev(trace.StageInformer, "cache delete", trace.Key("default/web-xyz"), trace.RV("15")),
+	tev(trace.StageController, "enqueue", trace.Key("default/web"), slog.String("from", "default/web-xyz")),
+}
+
+// elapsed is the time column narration lines start with.
+var elapsed = regexp.MustCompile(`(?m)^ *\d+\.\d+s  `)
+
+// The narration of the same trace, in English and in Chinese, in the
+// glossary's words (docs/glossary.md).
+func TestNarration_FixedTraceInBothLanguages(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		lang language
+		want []string
+	}{
+		{"en", english, []string{
+			"pod default/web-abc created (rv 7) → ADDED frame → DeltaFIFO → cache → handler enqueues default/web",
+			"worker: default/web: have 2 of 3 → created 1 of 1",
+			"reflector(pods): watching → listing (410 Expired)",
+			"reflector(pods): listing → watching (listed)",
+			"worker: default/web failed; retry 2 after 20ms",
+			"worker: default/web dropped after too many retries: boom",
+			"you: closed every watch (2 open) (POST /faults/close-watches; each reflector watches again from its last resourceVersion, without a relist (after /faults/compact: 410 Expired and a relist))",
+			"server: history compacted at rv 12: a watch from an older rv now gets 410 Expired",
+			"pod default/web-xyz deleted (rv 20) → relist → DeltaFIFO tombstone (the DELETED event was missed) → cache → handler enqueues default/web",
+		}},
+		{"zh", chinese, []string{
+			"pod default/web-abc 已创建（rv 7） → ADDED 帧 → 增量队列 → 本地缓存 → 事件处理器把 default/web 放入工作队列",
+			"worker：default/web：现有 2 个 pod，期望 3 个 → 创建了 1 个 pod（共要创建 1 个）",
+			"反射器(pods)：监听（watch） → 列举（list）（410 过期（Expired））",
+			"反射器(pods)：列举（list） → 监听（watch）（列举完成）",
+			"worker：default/web 调谐失败；20ms 后第 2 次重试",
+			"worker：default/web 重试次数过多，已丢弃：boom",
+			"你：断开了所有监听（2 个）（POST /faults/close-watches；每个反射器从它最后的 resourceVersion 重新监听，不做全量同步（若先 /faults/compact：410 过期，然后全量同步））",
+			"服务器：历史在 rv 12 处被压缩：从更早的 rv 开始的监听现在会得到 410 过期（Expired）",
+			"pod default/web-xyz 已删除（rv 20） → 全量同步 → 增量队列里的墓碑（错过了 DELETED 事件） → 本地缓存 → 事件处理器把 default/web 放入工作队列",
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			n := newNarrator(&out, true, false)
+			n.t = textsFor(tc.lang)
+			for _, e := range fixedTrace {
+				n.event(e)
+			}
+			t.Log("\n" + out.String()) // the narration, under -v
+			got := strings.Split(strings.TrimSuffix(elapsed.ReplaceAllString(out.String(), ""), "\n"), "\n")
+			require.Equal(t, tc.want, got)
+		})
+	}
+}
+
+// The demo's own lines, the tour and the summary speak the chosen
+// language too.
+func TestNarration_TourAndSummaryInChinese(t *testing.T) {
+	var out strings.Builder
+	n := newNarrator(&out, true, false)
+	n.t = chineseTexts
+	f := &faults{n: n}
+	f.n.say(n.t.deletingPod, n.t.who("chaos"), "web-abc")
+	n.say("%s", n.t.stopping)
+	require.Contains(t, out.String(), "混沌：删除 pod default/web-abc")
+	require.Contains(t, out.String(), "停止中")
+
+	tour := chineseTexts.tour("http://127.0.0.1:9999", "42")
+	require.Contains(t, tour, `curl "http://127.0.0.1:9999/api/v1/namespaces/default/pods?watch=true&resourceVersion=42"`)
+	require.Contains(t, tour, "增量队列（DeltaFIFO）")
+	require.NotContains(t, tour, "Try, in another terminal")
+
+	c := check{caches: map[string]string{"pods": "ok"}, ok: true, counted: true, active: 3, statusReplicas: 3, ready: 3, wantRep: 3}
+	s := summary(n, replicaset.Stats{Reconciles: 4}, 1, c)
+	require.Contains(t, s, "调谐 4 次")
+	require.Contains(t, s, "pods 的本地缓存与服务器：一致")
+	require.Contains(t, s, "最终检查通过（PASSED）")
+	require.NotContains(t, s, "summary")
+}
+
+// --lang wins; without it LC_ALL, then LANG, picks Chinese when it starts
+// with zh; anything else is English.
+func TestParseLanguage(t *testing.T) {
+	for _, tc := range []struct {
+		flag, lcAll, lang string
+		want              language
+		wantErr           bool
+	}{
+		{lang: "", want: english},
+		{lang: "en_US.UTF-8", want: english},
+		{lang: "zh_CN.UTF-8", want: chinese},
+		{lang: "zh_TW", want: chinese},
+		{lcAll: "zh_CN.UTF-8", lang: "en_US.UTF-8", want: chinese},
+		{lcAll: "C", lang: "zh_CN.UTF-8", want: english},
+		{flag: "en", lang: "zh_CN.UTF-8", want: english},
+		{flag: "zh", lang: "en_US.UTF-8", want: chinese},
+		{flag: "zh_CN", want: chinese},
+		{flag: "fr", wantErr: true},
+	} {
+		env := map[string]string{"LC_ALL": tc.lcAll, "LANG": tc.lang}
+		got, err := parseLanguage(tc.flag, func(k string) string { return env[k] })
+		if tc.wantErr {
+			require.Error(t, err, "%+v", tc)
+			continue
+		}
+		require.NoError(t, err, "%+v", tc)
+		require.Equal(t, tc.want, got, "%+v", tc)
+	}
+}
+
+// LANG=zh_CN.UTF-8, as a Chinese desktop sets it, makes the demo speak
+// Chinese without --lang.
+func TestDemo_LangZhCNPicksChinese(t *testing.T) {
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LANG", "zh_CN.UTF-8")
+	o, err := parseFlags(nil)
+	require.NoError(t, err)
+	require.Equal(t, chinese, o.lang)
+	require.Same(t, chineseTexts, textsFor(o.lang))
+
+	t.Setenv("LANG", "en_US.UTF-8")
+	o, err = parseFlags(nil)
+	require.NoError(t, err)
+	require.Equal(t, english, o.lang)
+}
