@@ -1,7 +1,7 @@
 # kinformer: the informer machinery of client-go, from scratch, with a fake API server.
 GO ?= go
 
-.PHONY: demo server test unit lint kubectl-smoke demo-check browser-test browser-screenshot stories fuzz-brief bench bench-report chaos soak fuzz
+.PHONY: demo server test unit lint docs-check kubectl-smoke demo-check browser-test browser-screenshot stories fuzz-brief bench bench-report chaos soak fuzz
 
 ## demo: the one-command tour: fake API server, informers, the ReplicaSet controller, a kubelet and chaos, narrated
 ## (ARGS="--trace" for every hop, ARGS="--duration 30s --history 5" ...; Ctrl-C ends it with exit 0)
@@ -13,8 +13,8 @@ demo:
 server:
 	$(GO) run ./cmd/fakeapiserver $(ARGS)
 
-## test: everything CI runs: lint, all tests under -race, kubectl against the fake server, the demo's final check, the demo's page in a browser, the narrated tests
-test: lint unit kubectl-smoke demo-check browser-test stories fuzz-brief
+## test: everything CI runs: lint, the docs check, all tests under -race, kubectl against the fake server, the demo's final check, the demo's page in a browser, the narrated tests
+test: lint docs-check unit kubectl-smoke demo-check browser-test stories fuzz-brief
 
 unit:
 	$(GO) test -race -count=1 ./...
@@ -24,6 +24,10 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+
+## docs-check: every Markdown link, anchor, backticked test name, repo path and symbol resolves; no file points outside the repo
+docs-check:
+	$(GO) run ./internal/tools/checkdocs
 
 ## kubectl-smoke: the real kubectl against cmd/fakeapiserver (installs Debian's kubernetes-client if kubectl is missing)
 kubectl-smoke:

@@ -33,4 +33,14 @@
 // (equality- and set-based) and ParseFieldSelector a field selector; both
 // report where the input went wrong. In client-go these live in the
 // apimachinery packages labels and fields.
+//
+// # In the articles
+//
+// Read this package beside:
+//
+//   - "Kubernetes Controller 实现机制深度解析" (赵化冰, 2023-03-09), section "K8s HTTP
+//     API 的 List Watch 机制": the objects, their resourceVersion and the
+//     ADDED/MODIFIED/DELETED frames (WatchEvent) its curl session shows;
+//   - "Kubernetes-Informer" (smartkeyerror, 2020-08-26), section "1.
+//     ListAndWatch机制": what a list and a watch event carry.
 package api

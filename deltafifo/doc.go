@@ -1,6 +1,6 @@
 // Package deltafifo is the queue between the Reflector and the informer: the
-// DeltaFIFO the articles describe, and the RealFIFO client-go has used by
-// default since 1.36. It mirrors client-go's tools/cache delta_fifo.go and
+// DeltaFIFO the articles describe, and the RealFIFO of client-go's in-order
+// informers (the InOrderInformers feature gate). It mirrors client-go's tools/cache delta_fifo.go and
 // the_real_fifo.go.
 //
 // # Why a queue
@@ -90,4 +90,16 @@
 // `pop`, ...) each followed by the queue's printed state; TestScenarios runs
 // them, and `go test ./deltafifo -run TestScenarios -update` rewrites the
 // expected output. docs/deltafifo.md lists them and the commands.
+//
+// # In the articles
+//
+// Read this package beside:
+//
+//   - "如何高效掌控K8s资源变化? K8s Informer实现机制浅析" (王成), section "认识 DeltaFIFO";
+//   - the "informer" notes (author unknown), sections "2.3 无界队列" and "2.4
+//     事件去重" (see above for where the dedup really is);
+//   - "Kubernetes 源码阅读 - Informer" (2021-07-10), sections "构造 `DeltaFIFO` 队列"
+//     and "Resync 机制是什么";
+//   - "Kubernetes Controller 实现机制深度解析" (赵化冰, 2023-03-09), section "Informer
+//     机制": steps 2 and 3 of the seven.
 package deltafifo

@@ -67,4 +67,15 @@
 // As a program: go run ./cmd/fakeapiserver, then curl or kubectl --server.
 //
 // docs/fakeapiserver.md lists what is modelled, what is left out and why.
+//
+// # In the articles
+//
+// Read this package beside:
+//
+//   - "Kubernetes Controller 实现机制深度解析" (赵化冰, 2023-03-09), section "K8s HTTP
+//     API 的 List Watch 机制": the list and the watch with resourceVersion its
+//     curl session runs, here against this server;
+//   - "Kubernetes-Informer" (smartkeyerror, 2020-08-26), section "1.
+//     ListAndWatch机制": the chunked HTTP watch;
+//   - the "informer" notes (author unknown), section "1.2 基于chunk的消息通知".
 package fakeapiserver

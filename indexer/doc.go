@@ -72,4 +72,15 @@
 //     it, like the client-go of the articles.
 //   - List, ListKeys, IndexKeys, ByIndex and ListIndexFuncValues return their
 //     results in no particular order, as in client-go. Sort if you print them.
+//
+// # In the articles
+//
+// Read this package beside:
+//
+//   - "Kubernetes-Informer" (smartkeyerror, 2020-08-26), section "2.
+//     Informer工作原理": the Local Key-Value Storage and the Indexer;
+//   - the "informer" notes (author unknown), sections "2.1 本地缓存" and "2.2
+//     本地索引";
+//   - "Kubernetes Controller 实现机制深度解析" (赵化冰, 2023-03-09), section "Informer
+//     机制": steps 4 and 5 of the seven (ThreadSafeStore).
 package indexer

@@ -109,4 +109,20 @@
 //     distribute wait until it has started).
 //   - No cache mutation detector runs inside the informer: indexer's
 //     CacheMutationDetector is a test tool, called from tests.
+//
+// # In the articles
+//
+// Read this package beside:
+//
+//   - "Kubernetes-Informer" (smartkeyerror, 2020-08-26), sections "2.
+//     Informer工作原理" and "3. Informer代码编写流程" (the factory and the Lister);
+//   - the "informer" notes (author unknown), sections "2.5 复用连接", "2.6
+//     基于观察者模式的注册", "2.7 无界队列" and "3. 设计总结";
+//   - "Kubernetes 源码阅读 - Informer" (2021-07-10), sections
+//     "`sharedInformerFactory`", "`InformerFor` 根据传入的资源类型创建 informer",
+//     "`NewSharedIndexInformer`", "`SharedIndexInformer.Run` 启动具体的 informer",
+//     "进入 `processLoop` 循环" and "Resync 机制是什么";
+//   - "Kubernetes Controller 实现机制深度解析" (赵化冰, 2023-03-09), section "Informer
+//     机制": steps 3 to 6 of the seven, and the workqueue controller example
+//     (step 7).
 package informer

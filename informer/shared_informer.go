@@ -94,7 +94,8 @@ const (
 	// DeltaFIFOQueue is the DeltaFIFO the articles describe: per key, every
 	// delta since it was last popped, handed out together. The default.
 	DeltaFIFOQueue QueueKind = iota
-	// RealFIFOQueue is client-go's default since 1.36: every notification
+	// RealFIFOQueue is the queue of client-go's in-order informers (the
+	// InOrderInformers feature gate): every notification
 	// in arrival order, one at a time.
 	RealFIFOQueue
 )

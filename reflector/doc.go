@@ -118,4 +118,17 @@
 //
 // docs/reflector.md maps each behaviour to the articles and to the test
 // that pins it.
+//
+// # In the articles
+//
+// Read this package beside:
+//
+//   - "Kubernetes-Informer" (smartkeyerror, 2020-08-26), sections "1.
+//     ListAndWatch机制" and "2. Informer工作原理": ListAndWatch, the first box;
+//   - "如何高效掌控K8s资源变化? K8s Informer实现机制浅析" (王成), section "从 Reflector 说起": the
+//     fields, syncWith → Replace, the expected-type checks of watchHandler;
+//   - "Kubernetes 源码阅读 - Informer" (2021-07-10), section "启动 `Controller`",
+//     "构造 `Reflector`": who builds and starts it;
+//   - "Kubernetes Controller 实现机制深度解析" (赵化冰, 2023-03-09), section "Informer
+//     机制": steps 1 and 2 of the seven.
 package reflector

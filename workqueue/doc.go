@@ -139,4 +139,16 @@
 //   - The waiting loop is woken when a new earliest item arrives instead of
 //     polling with a 10 s heartbeat, and items are passed to it under a
 //     mutex instead of through a 1000-slot channel.
+//
+// # In the articles
+//
+// Read this package beside:
+//
+//   - "Kubernetes-Informer" (smartkeyerror, 2020-08-26), section "2.
+//     Informer工作原理": the work queue between the handlers and the controller;
+//   - the "informer" notes (author unknown), section "2.4 事件去重": the dedup of
+//     repeated keys happens here;
+//   - "Kubernetes Controller 实现机制深度解析" (赵化冰, 2023-03-09), section "Informer
+//     机制": step 7 of the seven and the workqueue controller example
+//     (AddRateLimited, Forget, NumRequeues, five retries).
 package workqueue

@@ -65,4 +65,16 @@
 // the deletion-cost annotation and the rank of pods by node when choosing
 // which to delete, status conditions, and events. Pods are counted only if
 // the ReplicaSet controls them and they match its selector.
+//
+// # In the articles
+//
+// Read this package beside:
+//
+//   - "Kubernetes Controller 实现机制深度解析" (赵化冰, 2023-03-09), sections "Controller
+//     原理" (declarative API, reconcile: 调谐) and "Informer 机制" (the workqueue
+//     controller example);
+//   - "Kubernetes-Informer" (smartkeyerror, 2020-08-26), section "2.
+//     Informer工作原理" (the ReplicaSet controller recreating a deleted Pod);
+//   - "Kubernetes 源码阅读 - Informer" (2021-07-10), section "`kcm` 的使用 example"
+//     (a controller consuming two informers of one factory).
 package replicaset
