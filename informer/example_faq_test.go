@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"net/http/httptest"
+	"time"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/fakeapiserver"
@@ -41,6 +42,7 @@ func Example_recreatedUnderSameName() {
 	stopped := make(chan struct{})
 	go func() { defer close(stopped); inf.Run(ctx) }()
 	fmt.Println(<-events)
+	waitForWatch(srv, "configmaps") // the list is done; let the watch open before it goes deaf
 
 	srv.DropEvents(func(fakeapiserver.Event) bool { return true }) // the watch hears nothing
 	if _, err := srv.Delete("configmaps", "default", "settings"); err != nil {
@@ -96,4 +98,19 @@ func Example_cacheServesWhileServerDown() {
 	// Output:
 	// lister: settings blue <nil>
 	// HasSynced: true
+}
+
+// waitForWatch waits until a watch of resource is open on srv (an
+// informer watches right after its list, on its own goroutine).
+func waitForWatch(srv *fakeapiserver.Server, resource string) {
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(10 * time.Second)
+	for srv.OpenWatches(resource) == 0 {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			log.Fatalf("no watch of %s opened", resource)
+		}
+	}
 }
