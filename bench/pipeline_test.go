@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"os"
+	"strconv"
 	"runtime"
 	"runtime/metrics"
 	"sync/atomic"
@@ -256,7 +258,7 @@ func BenchmarkListSync50k(b *testing.B) {
 func benchListSync(b *testing.B, body []byte, q informer.QueueKind) {
 	srv := newServer(body, nil)
 	defer srv.Close()
-	client, err := listwatch.NewClient(listwatch.Config{Server: srv.URL})
+	client, err := listwatch.NewClient(listwatch.Config{Server: srv.URL, DecodeWorkers: benchWorkers()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -306,4 +308,12 @@ func benchListSync(b *testing.B, body []byte, q informer.QueueKind) {
 	b.ReportMetric(float64(len(obj)), "json-B/pod")
 	b.ReportMetric(kept, "kept-json-B/pod")
 	b.ReportMetric(perPod/kept, "heap/kept-json")
+}
+
+// benchWorkers is listwatch.Config.DecodeWorkers for the list-sync
+// benchmarks, from $BENCH_DECODE_WORKERS (unset or 0: the default pool; 1:
+// the single-goroutine loop), so the two can be compared on the same bytes.
+func benchWorkers() int {
+	n, _ := strconv.Atoi(os.Getenv("BENCH_DECODE_WORKERS"))
+	return n
 }
