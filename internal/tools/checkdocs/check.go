@@ -201,7 +201,7 @@ func (r *Repo) CheckMarkdown(name string, content []byte) []Problem {
 	add := func(line int, kind, format string, args ...any) {
 		probs = append(probs, Problem{File: name, Line: line, Kind: kind, Msg: fmt.Sprintf(format, args...)})
 	}
-	inFence := ""
+	var inFence fence
 	var prev [2]string // the two lines before, for the client-go rule
 	sc := bufio.NewScanner(bytes.NewReader(content))
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
@@ -210,16 +210,10 @@ func (r *Repo) CheckMarkdown(name string, content []byte) []Problem {
 		upstream := upstreamRe.MatchString(prev[0] + "\n" + prev[1] + "\n" + line)
 		ignore := strings.Contains(line, ignoreMarker)
 		prev[0], prev[1] = prev[1], line
-		if m := fenceRe.FindStringSubmatch(line); m != nil {
-			marker := m[1][:3]
-			if inFence == "" {
-				inFence = marker
-			} else if inFence == marker {
-				inFence = ""
-			}
+		if inFence.toggle(line) {
 			continue
 		}
-		if inFence != "" {
+		if inFence.inside() {
 			// In a fenced block only `go test` command lines are checked:
 			// the tests they run and the packages they name.
 			if m := goTestRe.FindStringSubmatch(line); m != nil && !ignore {
@@ -444,18 +438,12 @@ func (r *Repo) checkLink(from string, fromContent []byte, target string) string 
 func Anchors(content []byte) map[string]bool {
 	anchors := map[string]bool{}
 	seen := map[string]int{}
-	inFence := ""
+	var inFence fence
 	for _, line := range strings.Split(string(content), "\n") {
-		if m := fenceRe.FindStringSubmatch(line); m != nil {
-			marker := m[1][:3]
-			if inFence == "" {
-				inFence = marker
-			} else if inFence == marker {
-				inFence = ""
-			}
+		if inFence.toggle(line) {
 			continue
 		}
-		if inFence != "" {
+		if inFence.inside() {
 			continue
 		}
 		for _, m := range htmlIDRe.FindAllStringSubmatch(line, -1) {
@@ -543,3 +531,25 @@ func Check(r *Repo, files []string) []Problem {
 func errorsIsNotExist(err error) bool {
 	return os.IsNotExist(err) || err == fs.ErrNotExist
 }
+
+// fence tracks whether a Markdown line is inside a fenced code block (```
+// or ~~~; a block closes only with the marker that opened it).
+type fence struct{ open string }
+
+// toggle reports whether line is a fence line, opening or closing a block.
+func (f *fence) toggle(line string) bool {
+	m := fenceRe.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	switch marker := m[1][:3]; f.open {
+	case "":
+		f.open = marker
+	case marker:
+		f.open = ""
+	}
+	return true
+}
+
+// inside reports whether the lines now read are in a fenced block.
+func (f *fence) inside() bool { return f.open != "" }
