@@ -1,7 +1,5 @@
 package api
 
-import "encoding/json"
-
 // Compaction after decoding.
 //
 // A cached object lives for as long as the informer runs, so every byte
@@ -19,39 +17,27 @@ import "encoding/json"
 //   - maps: the keys and values of labels and annotations are interned
 //     in place (the maps themselves cannot be shared: they are mutable).
 //
-// It is a named step, called from the UnmarshalJSON of the hot types (Pod,
-// PartialObjectMetadata), so that the mechanism is visible: without it the
-// types decode the same values into more memory. The price is decode time
-// and garbage (BenchmarkDecodePod: a second pass of encoding/json over the
-// object, and the interner's lookups), paid once per
-// object received instead of for as long as it is cached.
-//
-// One consequence of a method on Pod: a struct that embeds Pod gets Pod's
-// UnmarshalJSON promoted, and encoding/json would decode only the Pod part
-// of it. Nothing embeds Pod; wrap it in a named field instead.
+// It is a named step, CompactAfterDecode, that package listwatch calls on
+// every object it decodes (an object with the method: Pod,
+// PartialObjectMetadata, or a program's own type), so the mechanism is
+// visible and costs one walk over the decoded object. json.Unmarshal alone
+// does not compact: an UnmarshalJSON method would have made encoding/json
+// scan each pod twice more (once to find its end, once to check it again
+// before decoding), which cost more time than the compaction itself
+// (docs/performance.md, "What was tried").
 
-// UnmarshalJSON decodes p as encoding/json would, then compacts it for
-// keeping in a cache (compactAfterDecode).
-func (p *Pod) UnmarshalJSON(b []byte) error {
-	type plain Pod // no methods: json's own decoding, without recursion
-	if err := json.Unmarshal(b, (*plain)(p)); err != nil {
-		return err
-	}
-	p.compactAfterDecode()
-	return nil
-}
+// CompactAfterDecode drops what decoding p left behind beyond the values
+// it holds: slack capacity and duplicate strings. Every value stays the
+// same (TestCompactAfterDecode_RoundTrips). listwatch calls it on each pod
+// it decodes; call it yourself on a pod you decode and keep for long.
+func (p *Pod) CompactAfterDecode() { p.compactAfterDecode() }
 
-// UnmarshalJSON decodes p as encoding/json would, then compacts its
-// metadata (compactAfterDecode): a metadata informer caches nothing else.
-func (p *PartialObjectMetadata) UnmarshalJSON(b []byte) error {
-	type plain PartialObjectMetadata
-	if err := json.Unmarshal(b, (*plain)(p)); err != nil {
-		return err
-	}
+// CompactAfterDecode interns p's metadata: a metadata informer caches
+// nothing else.
+func (p *PartialObjectMetadata) CompactAfterDecode() {
 	in := decodeInterner
 	p.TypeMeta.compactAfterDecode(in)
 	p.ObjectMeta.compactAfterDecode(in)
-	return nil
 }
 
 // compactAfterDecode drops what decoding p left behind beyond the values it

@@ -157,6 +157,7 @@ func (f *DeltaFIFO) queueLocked(actionType DeltaType, obj any, id qkey) {
 	f.items[id] = dedupDeltas(append(oldDeltas, d))
 	if !queued {
 		f.queue = append(f.queue, id)
+		f.grew(len(f.queue))
 	}
 	if f.tracer.On() {
 		if len(f.items[id]) == len(oldDeltas) {
@@ -324,6 +325,9 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 	}
 	deltas := f.items[id]
 	delete(f.items, id)
+	if len(f.queue) == 0 && f.drainedBig() {
+		f.queue, f.items = nil, map[qkey]Deltas{} // fifo_state.go: giving back the room
+	}
 	if f.tracer.On() {
 		tracePop(f.tracer, id.String(), deltas, len(f.queue))
 	}

@@ -98,6 +98,7 @@ func (f *RealFIFO) admitLocked(obj api.Object) (api.Object, error) {
 func (f *RealFIFO) addLocked(t DeltaType, obj any) {
 	d := Delta{Type: t, Object: obj}
 	f.items = append(f.items, d)
+	f.grew(len(f.items))
 	if f.tracer.On() {
 		key, _ := f.KeyOf(obj)
 		traceQueued(f.tracer, d, key, len(f.items))
@@ -231,6 +232,9 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 	d := Deltas{f.items[0]}
 	f.items[0] = Delta{}
 	f.items = f.items[1:]
+	if len(f.items) == 0 && f.drainedBig() {
+		f.items = nil // fifo_state.go: giving back the room
+	}
 	if f.initialPopulationCount > 0 {
 		f.initialPopulationCount--
 	}

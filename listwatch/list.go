@@ -104,7 +104,7 @@ func decodeItems(dec *json.Decoder, r Resource, list *ObjectList, par *parallelI
 		if err := dec.Decode(obj); err != nil {
 			return fmt.Errorf("item %d: %w", len(list.Items), err)
 		}
-		r.setKind(obj)
+		r.decoded(obj)
 		list.Items = append(list.Items, obj)
 	}
 	return expectDelim(dec, ']')

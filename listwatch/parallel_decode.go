@@ -389,7 +389,7 @@ func (par *parallelItems) decodeRest(dec *json.Decoder, r Resource, list *Object
 				err = json.Unmarshal(*raw, obj)
 				slot.err = fmt.Errorf("item %d: %w", i, err)
 			} else {
-				r.setKind(obj)
+				r.decoded(obj)
 				slot.obj = obj
 			}
 			recycle(raw)
@@ -440,7 +440,7 @@ func (par *parallelItems) cut(dec *json.Decoder) (*[]byte, error) {
 // decodeCheckedItem decodes raw, one item whose syntax the cutter has
 // checked, into obj. It succeeds exactly when json.Unmarshal(raw, obj)
 // would, with the same result. An object that decodes itself
-// (json.Unmarshaler: api.Pod, api.Unstructured) is handed raw directly:
+// (json.Unmarshaler: api.Unstructured) is handed raw directly:
 // json.Unmarshal would only check the syntax again, find the value's end
 // again, and make the same call.
 func decodeCheckedItem(wd *workerDecoder, raw []byte, obj api.Object) error {

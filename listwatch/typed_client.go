@@ -172,6 +172,6 @@ func (tc *TypedClient[T]) call(ctx context.Context, rq *request) (T, error) {
 	if err := json.NewDecoder(resp.Body).Decode(obj); err != nil {
 		return zero, fmt.Errorf("%s %s %q: decoding the response: %w", rq.verb, tc.resource.GroupResource(), rq.name, err)
 	}
-	tc.resource.setKind(obj)
+	tc.resource.decoded(obj)
 	return obj, nil
 }

@@ -256,7 +256,7 @@ func (d *watchDecoder) decodeFrameWith(line []byte, unmarshal func([]byte, any) 
 	if !ok || obj == nil {
 		return Event{}, errors.New("the frame has no object")
 	}
-	d.resource.setKind(obj)
+	d.resource.decoded(obj)
 	return Event{Type: f.Type, Object: obj}, nil
 }
 
