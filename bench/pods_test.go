@@ -151,7 +151,7 @@ func listBodyPods(tb testing.TB) []byte {
 			buf = appendPod(buf, tmpl, i, firstRV-listPods+i)
 		}
 		buf = append(buf, "]}\n"...)
-		listBody = buf
+		listBody = offHeap(buf) // offheap_unix_test.go: why
 	})
 	return listBody
 }

@@ -3,11 +3,16 @@ package listwatch
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/kinformer/kinformer/trace"
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // List: one GET of a collection, one page of it.
@@ -46,77 +51,137 @@ func (c *Client) listObjects(ctx context.Context, r Resource, namespace string, 
 	return list, nil
 }
 
-// decodeObjectList decodes a list response as it streams in: the metadata,
-// then each item straight into an object from r.New (no intermediate
-// copy of the items' JSON, so a list of many thousands of objects costs
-// one pass over its bytes). With workers > 1, the items after the first
-// parallelListAfter are decoded on up to that many goroutines, and still
-// come out in order (parallelItems, in parallel_decode.go).
+// decodeObjectList decodes a list response as it streams in. A
+// valueCutter (list_cutter.go) walks the list object's fields and cuts each
+// item out of the body; each item is then decoded on its own, straight into
+// an object from r.New (no intermediate copy of the whole list, so a list
+// of many thousands of objects costs one pass over its bytes to cut, and
+// one json.Unmarshal per item). With workers > 1, the items after the
+// first parallelListAfter are decoded on up to that many goroutines, and
+// still come out in order (parallelItems, in parallel_decode.go).
 func decodeObjectList(body io.Reader, r Resource, workers int) (*ObjectList, error) {
-	var par *parallelItems // nil: every item decoded here, one after the other
-	if workers > 1 {
-		par = newParallelItems(body, workers)
-		body = par.rec
-	}
-	dec := json.NewDecoder(body)
-	if err := expectDelim(dec, '{'); err != nil {
+	c := newValueCutter(body)
+	if _, err := c.expect("{", "the list"); err != nil {
 		return nil, err
 	}
 	list := &ObjectList{}
-	for dec.More() {
-		tok, err := dec.Token()
+	seenItems := false
+	if b, err := c.peek(); err == nil && b == '}' {
+		c.start++
+		return list, nil
+	}
+	for {
+		raw, err := c.next()
 		if err != nil {
+			return nil, fmt.Errorf("a field name: %w", err)
+		}
+		var field string
+		if err := json.Unmarshal(raw, &field); err != nil {
+			return nil, fmt.Errorf("a field name (%s): %w", snippet(raw), err)
+		}
+		if _, err := c.expect(":", "after field name "+strconv.Quote(field)); err != nil {
 			return nil, err
 		}
-		switch tok {
+		switch strings.ToLower(field) { // encoding/json matches field names without case
 		case "metadata":
-			err = dec.Decode(&list.ListMeta)
+			err = decodeValue(c, &list.ListMeta)
 		case "items":
-			err = decodeItems(dec, r, list, par)
-		default: // kind, apiVersion
-			var skip json.RawMessage
-			err = dec.Decode(&skip)
+			if seenItems {
+				return nil, errDuplicateItems
+			}
+			seenItems = true
+			err = decodeItems(c, r, list, workers)
+		default: // kind, apiVersion: checked, not kept
+			err = decodeValue(c, new(json.RawMessage))
 		}
 		if err != nil {
-			return nil, fmt.Errorf("field %v: %w", tok, err)
+			return nil, fmt.Errorf("field %s: %w", field, err)
+		}
+		if b, err := c.expect(",}", "after field "+field); err != nil {
+			return nil, err
+		} else if b == '}' {
+			return list, nil
 		}
 	}
-	if err := expectDelim(dec, '}'); err != nil {
-		return nil, err
-	}
-	return list, nil
 }
 
-// decodeItems decodes the items array (or null) into list.Items.
-func decodeItems(dec *json.Decoder, r Resource, list *ObjectList, par *parallelItems) error {
-	tok, err := dec.Token()
-	if err != nil || tok == nil {
-		return err
-	}
-	if tok != json.Delim('[') {
-		return fmt.Errorf("want an array, got %v", tok)
-	}
-	for dec.More() {
-		if par != nil && len(list.Items) == parallelListAfter {
-			return par.decodeRest(dec, r, list) // the rest, ']' included
-		}
-		obj := r.New()
-		if err := dec.Decode(obj); err != nil {
-			return fmt.Errorf("item %d: %w", len(list.Items), err)
-		}
-		r.decoded(obj)
-		list.Items = append(list.Items, obj)
-	}
-	return expectDelim(dec, ']')
-}
+// errDuplicateItems: a list with two "items" fields. encoding/json would
+// decode the second into the objects of the first; no server sends one.
+var errDuplicateItems = errors.New(`the list has two "items" fields`)
 
-func expectDelim(dec *json.Decoder, want json.Delim) error {
-	tok, err := dec.Token()
+// decodeValue cuts the next value and decodes it into v.
+func decodeValue(c *valueCutter, v any) error {
+	raw, err := c.next()
 	if err != nil {
 		return err
 	}
-	if tok != want {
-		return fmt.Errorf("want %v, got %v", want, tok)
+	return json.Unmarshal(raw, v)
+}
+
+// decodeItems decodes the items array (or null) into list.Items, each
+// item as soon as it is cut: here for the first parallelListAfter items
+// (and all of them with one worker), then on the workers.
+func decodeItems(c *valueCutter, r Resource, list *ObjectList, workers int) error {
+	if b, err := c.peek(); err == nil && b == 'n' {
+		return decodeValue(c, new(struct{})) // null: no items (anything else is an error)
 	}
+	if _, err := c.expect("[", "the items"); err != nil {
+		return err
+	}
+	if b, err := c.peek(); err == nil && b == ']' {
+		c.start++
+		return nil
+	}
+	var wd workerDecoder // the loop's own decoder
+	var par *parallelItems
+	for i := 0; ; i++ {
+		if par == nil && workers > 1 && i == parallelListAfter {
+			par = newParallelItems(r, list, workers)
+			defer par.stop()
+		}
+		raw, err := c.next()
+		if err != nil {
+			return par.firstError(fmt.Errorf("item %d: %w", i, err))
+		}
+		if par != nil {
+			err = par.add(i, raw) // fails with the error of an item before i
+		} else {
+			err = decodeItemInto(list, &wd, raw, r, i)
+		}
+		if err != nil {
+			return err
+		}
+		b, err := c.expect(",]", fmt.Sprintf("after item %d", i))
+		if err != nil {
+			return par.firstError(err)
+		}
+		if b == ']' {
+			return par.finish()
+		}
+	}
+}
+
+// decodeItemInto decodes item i and appends it to list.
+func decodeItemInto(list *ObjectList, wd *workerDecoder, raw []byte, r Resource, i int) error {
+	obj, err := decodeItem(wd, raw, r)
+	if err != nil {
+		return fmt.Errorf("item %d: %w", i, err)
+	}
+	list.Items = append(list.Items, obj)
 	return nil
+}
+
+// decodeItem decodes one item, cut by the valueCutter, into a new object of
+// r, and finishes it (Resource.decoded). It succeeds exactly when
+// json.Unmarshal would, and fails with json.Unmarshal's error.
+func decodeItem(wd *workerDecoder, raw []byte, r Resource) (api.Object, error) {
+	obj := r.New()
+	if err := decodeOneValue(wd, raw, obj); err != nil {
+		if uerr := json.Unmarshal(raw, r.New()); uerr != nil {
+			err = uerr // the error as json.Unmarshal says it
+		}
+		return nil, err
+	}
+	r.decoded(obj)
+	return obj, nil
 }

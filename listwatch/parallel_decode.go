@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"sync"
 
@@ -21,26 +20,33 @@ import (
 // Decoding JSON is nearly all the work of a watch or a list. Finding where
 // one frame or item ends is cheap and stays on one goroutine, in stream
 // order: frames are cut at newlines (frameReader), list items by a
-// json.Decoder that only scans each item to its end (parallelItems.cut).
+// valueCutter that looks only at brackets and quotes (list_cutter.go).
 // Only the decoding of each frame or item into its object is handed to a
-// worker. That is safe, and the caller sees exactly what the one-goroutine
-// loop would have shown, because:
+// worker, a batch of consecutive frames (items) at a time: handing work to
+// another goroutine costs a wake-up or two, which is paid once per batch
+// instead of once per object (frameBatch, itemBatch). That is safe, and
+// the caller sees exactly what the one-goroutine loop would have shown,
+// because:
 //
 //   - each frame (item) is decoded from its own copy of its bytes into a
 //     fresh object: workers share nothing but the read-only Resource (and
 //     package api's decoding, which is safe for concurrent use);
-//   - each frame gets a result slot when it is cut, in stream order, and
-//     the slots are read back in that same order, each one waited for:
-//     frame i+1 is never delivered before frame i, whichever worker
-//     finished first. Events for one object cannot reorder, and neither can
-//     any two events;
-//   - an error is a slot too: a garbage frame's (filled by its worker), or
-//     the cutter's own (a too-large frame, a cut connection, the end of the
-//     stream), placed after the frames before it. Read in order, the first
-//     error ends the stream at the same place, with the same message, as
-//     the loop would; frames cut after it are dropped unseen;
-//   - memory is bounded: at most maxPending frames (items) per worker are
-//     cut and not yet delivered, and a watch's in-flight frames hold at most
+//   - each batch gets a result slot when it is cut, in stream order, and
+//     the slots are read back in that same order, each one waited for, and
+//     a batch's results in their order: frame i+1 is never delivered
+//     before frame i, whichever worker finished first. Events for one
+//     object cannot reorder, and neither can any two events;
+//   - an error ends a batch's results: a garbage frame's (found by its
+//     worker), or the cutter's own (a too-large frame, a cut connection,
+//     the end of the stream), placed after the frames before it. Read in
+//     order, the first error ends the stream at the same place, with the
+//     same message, as the loop would; frames cut after it are dropped
+//     unseen;
+//   - a batch never waits for a frame that has not arrived: the cutter
+//     adds frames to a batch only while whole ones are already read;
+//   - memory is bounded: at most batchesPerWorker batches (of at most
+//     batchItems objects or about batchBytes bytes) per worker are cut and
+//     not yet delivered, and a watch's in-flight frames hold at most
 //     max(Config.MaxWatchFrameSize, 1 MiB) bytes.
 //
 // A stream that does not need it does not pay for it: a watch switches to
@@ -54,10 +60,17 @@ import (
 // consumer and the garbage collector leave little to gain).
 func defaultDecodeWorkers() int { return min(runtime.GOMAXPROCS(0), 4) }
 
-// maxPending is how many frames (items) per worker may be cut and not yet
-// delivered: enough that a worker never waits for the slowest one before
-// it, few enough to hold little memory.
-const maxPending = 8
+// A batch of frames or items is handed to a worker once it holds
+// batchItems of them or batchBytes bytes, whichever comes first (for a
+// watch, sooner: when no whole frame is waiting).
+const (
+	batchItems = 16
+	batchBytes = 64 << 10
+)
+
+// batchesPerWorker is how many batches per worker may be in flight: one
+// being decoded, one waiting, so that a worker never waits for the cutter.
+const batchesPerWorker = 2
 
 // parallelListAfter: a list's first items are decoded by the loop; lists
 // of up to this many items never start a worker.
@@ -73,6 +86,7 @@ const minFrameBudget = 1 << 20
 // running jobs are done.
 type decodePool struct {
 	max, started int
+	submitted    int // jobs handed over so far (one per batch)
 	jobs         chan func(*workerDecoder) // unbuffered: a send succeeds when a worker is idle
 	quit         chan struct{}
 	wg           sync.WaitGroup
@@ -86,6 +100,7 @@ func newDecodePool(max int) *decodePool {
 // are fewer than max, else waiting for one. It returns false, without
 // running job, if abort is closed first.
 func (p *decodePool) submit(job func(*workerDecoder), abort <-chan struct{}) bool {
+	p.submitted++
 	select {
 	case p.jobs <- job:
 		return true
@@ -165,8 +180,9 @@ func (wd *workerDecoder) unmarshal(b []byte, v any) error {
 // two cores, a copy of every byte of the stream.
 var copies = sync.Pool{New: func() any { return new([]byte) }}
 
-// maxRecycled: larger copies are left to the garbage collector.
-const maxRecycled = 64 << 10
+// maxRecycled: larger copies (a batch holding one huge object) are left
+// to the garbage collector.
+const maxRecycled = 4 * batchBytes
 
 // copyOf returns a copy of b, in a recycled buffer if there is one.
 func copyOf(b []byte) *[]byte {
@@ -184,23 +200,56 @@ func recycle(p *[]byte) {
 
 // ---- watch ----
 
-// pendingEvent is one frame's result slot: made by the cutter in stream
-// order, filled by a worker (or by the cutter, for the stream's end),
-// read by the delivering goroutine in the same order.
-type pendingEvent struct {
-	ev    Event
-	err   error         // as watchDecoder.decode returns it
-	ready chan struct{} // closed once ev and err are set
+// frameBatch is a run of consecutive frames handed to one worker as one
+// job, and their result slot: made by the cutter in stream order, filled
+// by a worker, read by the delivering goroutine in the same order. As for
+// a list (itemBatch), the batch is there to pay the hand-off between
+// goroutines once per batch instead of once per frame; the cutter only
+// adds frames that have arrived whole already, so batching never makes a
+// frame wait for one that has not.
+type frameBatch struct {
+	first  int     // the stream number (from 1) of the batch's first frame
+	raw    *[]byte // the frames' bytes, one after the other
+	ends   []int   // where frame k's bytes end in raw
+	end    error   // the stream ended after these frames (set by the cutter)
+	events []Event
+	err    error         // as watchDecoder.decode returns it: a frame's, or end
+	ready  chan struct{} // closed once events and err are set
+}
+
+// decode decodes the batch's frames in order, stopping at the first that
+// fails (which ends the stream), then releases its bytes and budget.
+func (b *frameBatch) decode(wd *workerDecoder, dec *watchDecoder, budget *byteBudget) {
+	start := 0
+	for k, end := range b.ends {
+		frame := (*b.raw)[start:end]
+		ev, err := dec.decodeFrameWith(frame, wd.unmarshal)
+		if err != nil { // the error as the loop says it
+			ev, err = dec.decodeNumbered(frame, b.first+k)
+		}
+		if err != nil {
+			b.err = err
+			break
+		}
+		b.events = append(b.events, ev)
+		start = end
+	}
+	if b.err == nil {
+		b.err = b.end
+	}
+	budget.release(len(*b.raw))
+	recycle(b.raw)
+	close(b.ready)
 }
 
 // receiveParallel is receive's loop for the rest of a stream whose frames
 // queue up. A goroutine of its own, cutFrames, cuts the frames and hands
-// them to workers; this goroutine delivers the results in the order the
-// frames were cut, exactly as receive's loop does (w.send). When it
-// returns, the cutter and the workers are told to stop; receive then
-// cancels the request, which ends a read the cutter may be blocked in.
+// them to workers in batches; this goroutine delivers the results in the
+// order the frames were cut, exactly as receive's loop does (w.send).
+// When it returns, the cutter and the workers are told to stop; receive
+// then cancels the request, which ends a read the cutter may be blocked in.
 func (w *streamWatcher) receiveParallel(ctx context.Context, dec *watchDecoder) {
-	pending := make(chan *pendingEvent, maxPending*w.workers)
+	pending := make(chan *frameBatch, batchesPerWorker*w.workers)
 	stop := make(chan struct{})
 	defer close(stop)
 	w.wg.Add(1)
@@ -209,64 +258,76 @@ func (w *streamWatcher) receiveParallel(ctx context.Context, dec *watchDecoder) 
 		cutFrames(dec, w.workers, pending, stop)
 	}()
 	for {
-		var slot *pendingEvent
+		var batch *frameBatch
 		select {
-		case slot = <-pending:
+		case batch = <-pending:
 		case <-w.done:
 			return
 		case <-ctx.Done():
 			return
 		}
 		select {
-		case <-slot.ready:
+		case <-batch.ready:
 		case <-w.done:
 			return
 		case <-ctx.Done():
 			return
 		}
-		if !w.send(ctx, slot.ev, slot.err) {
+		for _, ev := range batch.events {
+			if !w.send(ctx, ev, nil) {
+				return
+			}
+		}
+		if batch.err != nil {
+			w.send(ctx, Event{}, batch.err)
 			return
 		}
 	}
 }
 
-// cutFrames cuts dec's frames in stream order: each gets its slot in
-// pending, then goes to a worker with its own copy of the bytes. The end
-// of the stream, clean or not, is a last slot, filled here. It returns
-// then, or as soon as stop is closed, after its workers have stopped.
-func cutFrames(dec *watchDecoder, workers int, pending chan<- *pendingEvent, stop <-chan struct{}) {
+// cutFrames cuts dec's frames in stream order into batches: a batch takes
+// the next frame, then more while whole frames are already read (up to
+// batchItems frames or batchBytes bytes); it gets its slot in pending, then
+// goes to a worker with its own copy of the bytes. The end of the stream,
+// clean or not, closes the last batch. It returns then, or as soon as stop
+// is closed, after its workers have stopped.
+func cutFrames(dec *watchDecoder, workers int, pending chan<- *frameBatch, stop <-chan struct{}) {
 	pool := newDecodePool(workers)
 	defer pool.stop()
 	budget := newByteBudget(max(dec.frames.max, minFrameBudget))
 	for {
-		line, err := dec.nextFrame()
-		slot := &pendingEvent{ready: make(chan struct{})}
-		if err != nil {
-			slot.err = err
-			close(slot.ready)
+		batch := &frameBatch{first: dec.cut + 1, raw: copyOf(nil), ready: make(chan struct{})}
+		for {
+			line, err := dec.nextFrame()
+			if err != nil {
+				batch.end = err
+				break
+			}
+			*batch.raw = append(*batch.raw, line...)
+			batch.ends = append(batch.ends, len(*batch.raw))
+			if len(batch.ends) == batchItems || len(*batch.raw) >= batchBytes || !dec.frames.hasFrame() {
+				break
+			}
 		}
 		select {
-		case pending <- slot:
+		case pending <- batch:
 		case <-stop:
 			return
 		}
-		if err != nil {
+		if len(batch.ends) == 0 { // only the stream's end
+			batch.err = batch.end
+			recycle(batch.raw)
+			close(batch.ready)
 			return
 		}
-		if !budget.acquire(len(line), stop) {
+		if !budget.acquire(len(*batch.raw), stop) {
 			return
 		}
-		frame, n := copyOf(line), dec.cut
-		decode := func(wd *workerDecoder) {
-			slot.ev, slot.err = dec.decodeFrameWith(*frame, wd.unmarshal)
-			if slot.err != nil { // the error as the loop says it
-				slot.ev, slot.err = dec.decodeNumbered(*frame, n)
-			}
-			budget.release(len(*frame))
-			recycle(frame)
-			close(slot.ready)
+		end := batch.end // the batch is the worker's once submitted
+		if !pool.submit(func(wd *workerDecoder) { batch.decode(wd, dec, budget) }, stop) {
+			return
 		}
-		if !pool.submit(decode, stop) {
+		if end != nil {
 			return
 		}
 	}
@@ -315,176 +376,145 @@ func (b *byteBudget) release(n int) {
 
 // ---- list ----
 
-// pendingItem is one list item's result slot, as pendingEvent.
-type pendingItem struct {
-	obj   api.Object
-	err   error
-	ready chan struct{} // closed once obj or err is set
+// itemBatch is a run of consecutive list items handed to one worker as one
+// job, and its result slot (as frameBatch is for a watch). Items are
+// small next to the cost of handing work from one goroutine to another
+// (waking a worker, waking the cutter when the result is ready), so a list
+// hands them over a batch at a time: one hand-off per batch instead of per
+// item. The batch's bytes are one recycled buffer; ends[k] is where item
+// k's bytes end in it.
+type itemBatch struct {
+	first int     // the list index of the batch's first item
+	raw   *[]byte // the items' bytes, one after the other
+	ends  []int
+	objs  []api.Object
+	err   error         // the first item that failed, as the loop says it
+	ready chan struct{} // closed once objs or err is set
 }
 
-// parallelItems decodes the items of one list on several goroutines.
-type parallelItems struct {
-	workers int
-	rec     *recordingReader // the body, as the json.Decoder reads it
-}
-
-// newParallelItems prepares to decode a list read from body; the list's
-// json.Decoder must read par.rec instead of body.
-func newParallelItems(body io.Reader, workers int) *parallelItems {
-	return &parallelItems{workers: workers, rec: &recordingReader{r: body}}
-}
-
-// decodeRest decodes the rest of a list's items array (decodeItems has read
-// its '[' and the first items) on up to par.workers goroutines.
-//
-// This goroutine cuts: dec scans each item to its end without decoding it
-// (which checks its syntax, so a malformed body fails here, at the same
-// offset and with the same message as in decodeItems), and the item's
-// bytes are copied out of the recorded stream. Workers decode the copies;
-// the results are appended to list.Items in order, each waited for. An
-// item's decoding error is returned once every item before it is in the
-// list, so the first error by position wins, as in decodeItems.
-func (par *parallelItems) decodeRest(dec *json.Decoder, r Resource, list *ObjectList) error {
-	pool := newDecodePool(par.workers)
-	defer pool.stop()
-	par.rec.start(dec)
-	var queue []*pendingItem // cut, not yet in list.Items, in order
-	take := func() error {   // appends the oldest, waiting for it
-		slot := queue[0]
-		queue = queue[1:]
-		<-slot.ready
-		if slot.err != nil {
-			return slot.err
-		}
-		list.Items = append(list.Items, slot.obj)
-		return nil
-	}
-	drain := func() error {
-		for len(queue) > 0 {
-			if err := take(); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	for dec.More() {
-		if len(queue) == maxPending*par.workers {
-			if err := take(); err != nil {
-				return err
-			}
-		}
-		i := len(list.Items) + len(queue)
-		raw, err := par.cut(dec)
+// decode decodes the batch's items in order, stopping at the first that
+// fails, then releases its bytes and marks it ready.
+func (b *itemBatch) decode(wd *workerDecoder, r Resource) {
+	start := 0
+	for k, end := range b.ends {
+		obj, err := decodeItem(wd, (*b.raw)[start:end], r)
 		if err != nil {
-			if err := drain(); err != nil {
-				return err
-			}
-			return fmt.Errorf("item %d: %w", i, err)
+			b.err = fmt.Errorf("item %d: %w", b.first+k, err)
+			break
 		}
-		slot := &pendingItem{ready: make(chan struct{})}
-		pool.submit(func(wd *workerDecoder) {
-			obj := r.New()
-			if err := decodeCheckedItem(wd, *raw, obj); err != nil {
-				obj = r.New() // the error as decodeItems says it
-				err = json.Unmarshal(*raw, obj)
-				slot.err = fmt.Errorf("item %d: %w", i, err)
-			} else {
-				r.decoded(obj)
-				slot.obj = obj
-			}
-			recycle(raw)
-			close(slot.ready)
-		}, nil)
-		queue = append(queue, slot)
+		b.objs = append(b.objs, obj)
+		start = end
 	}
-	if err := drain(); err != nil {
+	recycle(b.raw)
+	close(b.ready)
+}
+
+// parallelItems decodes the items of one list on several goroutines. The
+// goroutine that cuts the items (decodeItems) adds each one, in order;
+// they are gathered into batches, and workers decode the batches; the
+// results are appended to list.Items in that same order, each batch waited
+// for. An item's decoding error is returned once every item before it is
+// in the list, so the first error by position wins, as in the loop.
+type parallelItems struct {
+	pool  *decodePool
+	r     Resource
+	list  *ObjectList
+	next  *itemBatch   // being filled
+	queue []*itemBatch // handed to workers, not yet in list.Items, in order
+	limit int          // most batches in flight
+}
+
+func newParallelItems(r Resource, list *ObjectList, workers int) *parallelItems {
+	return &parallelItems{pool: newDecodePool(workers), r: r, list: list, limit: batchesPerWorker * workers}
+}
+
+// add copies item i (raw, valid until add returns) into the batch being
+// filled, and hands the batch to a worker once it is full. It returns the
+// error of an item before i, if one failed.
+func (par *parallelItems) add(i int, raw []byte) error {
+	if par.next == nil {
+		par.next = &itemBatch{first: i, raw: copyOf(nil), ready: make(chan struct{})}
+	}
+	b := par.next
+	*b.raw = append(*b.raw, raw...)
+	b.ends = append(b.ends, len(*b.raw))
+	if len(b.ends) == batchItems || len(*b.raw) >= batchBytes {
+		return par.send()
+	}
+	return nil
+}
+
+// send hands the batch being filled to a worker, first appending the
+// oldest batch's results if as many batches as allowed are in flight.
+func (par *parallelItems) send() error {
+	b, r := par.next, par.r
+	par.next = nil
+	if len(par.queue) == par.limit {
+		if err := par.take(); err != nil {
+			recycle(b.raw)
+			return err
+		}
+	}
+	par.pool.submit(func(wd *workerDecoder) { b.decode(wd, r) }, nil)
+	par.queue = append(par.queue, b)
+	return nil
+}
+
+// take appends the oldest batch's objects, waiting for them.
+func (par *parallelItems) take() error {
+	b := par.queue[0]
+	par.queue = par.queue[1:]
+	<-b.ready
+	if b.err != nil {
+		return b.err
+	}
+	par.list.Items = append(par.list.Items, b.objs...)
+	return nil
+}
+
+// firstError returns the error of an item cut before the cutter's own
+// err, if one failed, else err: the first error by position wins. A nil
+// par (no workers started) has no items in flight.
+func (par *parallelItems) firstError(err error) error {
+	if par == nil {
 		return err
 	}
-	return expectDelim(dec, ']')
+	if perr := par.finish(); perr != nil {
+		return perr
+	}
+	return err
 }
 
-// cut reads the next item with dec and returns a copy of its bytes (to
-// recycle once decoded).
-//
-// dec.Decode with a nil pointer reads and scans one whole value, then
-// refuses to store it (InvalidUnmarshalError): the cheapest way to have encoding/json find
-// a value's end and check its syntax, exactly as Decode(obj) would. (A
-// json.RawMessage would scan it twice.) The value's bytes are those
-// between dec's input offsets before and after, found in the recorded
-// stream, less the comma and blanks before it.
-func (par *parallelItems) cut(dec *json.Decoder) (*[]byte, error) {
-	from := dec.InputOffset()
-	var nowhere *json.InvalidUnmarshalError
-	if err := dec.Decode((*struct{})(nil)); !errors.As(err, &nowhere) {
-		if err == nil {
-			err = errors.New("listwatch: json.Decoder.Decode into a nil pointer did not fail")
-		}
-		return nil, err
+// finish hands over the last, partly filled batch, appends every result
+// still in flight, in order, and returns the first error among them.
+func (par *parallelItems) finish() error {
+	if par == nil {
+		return nil
 	}
-	to := dec.InputOffset()
-	item := bytes.TrimLeft(par.rec.between(from, to), ", \t\r\n")
-	if len(item) == 0 {
-		// An encoding/json that refuses before reading the value (not Go
-		// 1.26's): read it the plain way, scanned twice.
-		var msg json.RawMessage
-		if err := dec.Decode(&msg); err != nil {
-			return nil, err
+	if par.next != nil {
+		if err := par.send(); err != nil {
+			return err
 		}
-		item, to = msg, dec.InputOffset()
 	}
-	raw := copyOf(item)
-	par.rec.discard(to)
-	return raw, nil
+	for len(par.queue) > 0 {
+		if err := par.take(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// decodeCheckedItem decodes raw, one item whose syntax the cutter has
-// checked, into obj. It succeeds exactly when json.Unmarshal(raw, obj)
-// would, with the same result. An object that decodes itself
-// (json.Unmarshaler: api.Unstructured) is handed raw directly:
-// json.Unmarshal would only check the syntax again, find the value's end
-// again, and make the same call.
-func decodeCheckedItem(wd *workerDecoder, raw []byte, obj api.Object) error {
+// stop ends the workers once their current items are decoded.
+func (par *parallelItems) stop() { par.pool.stop() }
+
+// decodeOneValue decodes raw, one JSON value with no blanks around it,
+// into obj. It succeeds exactly when json.Unmarshal(raw, obj) would, with
+// the same result. An object that decodes itself (json.Unmarshaler:
+// api.Unstructured) is handed raw directly: json.Unmarshal would only
+// check the syntax, find the value's end, and make the same call.
+func decodeOneValue(wd *workerDecoder, raw []byte, obj api.Object) error {
 	if u, ok := obj.(json.Unmarshaler); ok {
 		return u.UnmarshalJSON(raw)
 	}
 	return wd.unmarshal(raw, obj)
-}
-
-// recordingReader passes a body through to a json.Decoder and, once
-// started, keeps what was read, from the decoder's input offset on, so
-// that an item's bytes can be found by their offsets.
-type recordingReader struct {
-	r         io.Reader
-	recording bool
-	buf       []byte // the stream's bytes from offset base on
-	base      int64
-}
-
-func (rr *recordingReader) Read(p []byte) (int, error) {
-	n, err := rr.r.Read(p)
-	if rr.recording {
-		rr.buf = append(rr.buf, p[:n]...)
-	}
-	return n, err
-}
-
-// start records from dec's input offset on: what dec has read ahead, and
-// what it reads from now.
-func (rr *recordingReader) start(dec *json.Decoder) {
-	ahead, _ := io.ReadAll(dec.Buffered())
-	rr.buf, rr.base, rr.recording = ahead, dec.InputOffset(), true
-}
-
-// between returns the stream's bytes [from, to).
-func (rr *recordingReader) between(from, to int64) []byte {
-	return rr.buf[from-rr.base : to-rr.base]
-}
-
-// discard forgets the bytes before off (moving the rest to the front once
-// they are the larger part).
-func (rr *recordingReader) discard(off int64) {
-	if drop := int(off - rr.base); drop > len(rr.buf)/2 {
-		rr.buf = rr.buf[:copy(rr.buf, rr.buf[drop:])]
-		rr.base = off
-	}
 }

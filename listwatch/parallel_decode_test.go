@@ -340,11 +340,11 @@ func TestParallelListErrorsAsTheLoop(t *testing.T) {
 		{"missing comma after item 200", func() io.Reader {
 			at := item(201)
 			return strings.NewReader(body[:at-1] + " " + body[at:])
-		}, "field items: item 201: expected comma after array element"},
+		}, "field items: after item 200: want ',' or ']' at byte "},
 		{"read error in item 400", func() io.Reader {
 			return io.MultiReader(strings.NewReader(body[:item(400)+30]), iotest.ErrReader(boom))
 		}, "field items: item 400: connection reset by peer"},
-		{"items not closed", func() io.Reader { return strings.NewReader(strings.TrimSuffix(body, "]}")) }, "field items: EOF"},
+		{"items not closed", func() io.Reader { return strings.NewReader(strings.TrimSuffix(body, "]}")) }, "field items: after item 499: unexpected EOF"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -360,7 +360,7 @@ func TestParallelListErrorsAsTheLoop(t *testing.T) {
 				var gotSyntax *json.SyntaxError
 				require.Equal(t, isSyntax, errors.As(got, &gotSyntax))
 				if isSyntax {
-					require.Equal(t, wantSyntax.Offset, gotSyntax.Offset, "the syntax error's offset in the body")
+					require.Equal(t, wantSyntax.Offset, gotSyntax.Offset, "the syntax error's offset in its item")
 				}
 				if errors.Is(want, boom) {
 					require.ErrorIs(t, got, boom)
@@ -394,4 +394,69 @@ func TestDecodeWorkersConfig(t *testing.T) {
 		require.Len(t, list.Items, 300)
 		assert.Equal(t, "item-299", list.Items[299].Name)
 	}
+}
+
+// Items go to the workers a batch at a time: one hand-off per batchItems
+// items, not one per item, and still in order.
+func TestParallelList_HandsOverBatches(t *testing.T) {
+	const n = 100
+	list := &ObjectList{}
+	par := newParallelItems(Pods, list, 2)
+	defer par.stop()
+	for i := range n {
+		require.NoError(t, par.add(i, []byte(fmt.Sprintf(`{"metadata":{"name":"p-%d"}}`, i))))
+	}
+	require.NoError(t, par.finish())
+	require.Len(t, list.Items, n)
+	for i, obj := range list.Items {
+		require.Equal(t, fmt.Sprintf("p-%d", i), obj.GetName())
+	}
+	want := (n + batchItems - 1) / batchItems
+	require.Equal(t, want, par.pool.submitted, "hand-offs to the workers")
+	t.Logf("listwatch: %d items handed to 2 workers in %d batches of up to %d, and appended in order", n, par.pool.submitted, batchItems)
+}
+
+// A watch batches only frames that have arrived whole: frames that are
+// already read go together, and a frame followed by nothing is handed
+// over at once, without waiting for the next one.
+func TestParallelWatch_BatchesOnlyWhatHasArrived(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pr.Close()
+	dec := newWatchDecoder(pr, Pods, DefaultMaxWatchFrameSize)
+	pending := make(chan *frameBatch, 8)
+	stop := make(chan struct{})
+	cut := make(chan struct{})
+	go func() { defer close(cut); cutFrames(dec, 2, pending, stop) }()
+	defer func() { close(stop); pr.Close(); <-cut }()
+
+	next := func() []string {
+		t.Helper()
+		select {
+		case b := <-pending:
+			<-b.ready
+			var names []string
+			for _, ev := range b.events {
+				names = append(names, ev.Object.GetName())
+			}
+			return names
+		case <-time.After(deadline):
+			t.Fatal("no batch")
+			return nil
+		}
+	}
+	// Five frames in one write: they arrive together and go as one batch
+	// (the cutter reads them in one Read).
+	var five strings.Builder
+	for i := range 5 {
+		five.WriteString(podFrame(api.Modified, fmt.Sprint("a", i), fmt.Sprint(10+i)))
+	}
+	go func() { _, _ = pw.Write([]byte(five.String())) }()
+	require.Equal(t, []string{"a0", "a1", "a2", "a3", "a4"}, next())
+	t.Logf("listwatch: five frames read at once: one batch")
+
+	// One frame, then nothing: it is delivered alone while the cutter
+	// waits for more.
+	go func() { _, _ = pw.Write([]byte(podFrame(api.Modified, "b", "20"))) }()
+	require.Equal(t, []string{"b"}, next())
+	t.Logf("listwatch: one frame and a quiet stream: a batch of one, delivered without waiting")
 }

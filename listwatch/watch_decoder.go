@@ -108,6 +108,12 @@ func (f *frameReader) next() ([]byte, error) {
 // read: the next frame has (at least partly) arrived.
 func (f *frameReader) buffered() bool { return f.end > f.start }
 
+// hasFrame reports whether a whole frame (its newline) is already read, so
+// that next returns it without waiting for the reader.
+func (f *frameReader) hasFrame() bool {
+	return bytes.IndexByte(f.buf[f.scanned:f.end], '\n') >= 0
+}
+
 // fill reads more bytes, first making room: moving the unread bytes to the
 // front, or growing the buffer (up to max+1). The end of the stream, or a
 // read error, is remembered for next to act on once the bytes already

@@ -1,0 +1,242 @@
+package listwatch
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// valueCutter cuts a list body into its JSON values without decoding them.
+//
+// A list is one big JSON object, but what a client needs from it is a few
+// small values (the metadata) and many items, each decoded on its own into
+// a fresh object. Finding where an item ends takes only a look at the bytes
+// that open and close objects, arrays and strings; decoding it is the
+// expensive step. So the list path is the watch path's twin: the watch
+// cuts frames at newlines (frameReader) and decodes each frame; the list
+// cuts items at their closing brace (valueCutter) and decodes each item,
+// on the reading goroutine or on workers (parallel_decode.go).
+//
+// The cutter checks only what it needs to find the ends: the structure
+// between values (a '{' to open the list, ':' after a field name, ',' or
+// the closing bracket after a value). Whatever is inside a value is checked
+// by the json.Unmarshal that decodes it, so a malformed item is reported
+// by encoding/json with the item's number (decodeObjectList).
+//
+// (encoding/json's own json.Decoder could cut too, but it scans every byte
+// of a value with its full syntax checker, and the decode then scans it
+// again: for a list of big objects that was a third of the work, on the
+// one goroutine that cannot be parallel.)
+type valueCutter struct {
+	r          io.Reader
+	buf        []byte
+	start, end int   // buf[start:end]: read, not yet cut
+	off        int64 // the stream offset of buf[0], for error messages
+	eof        bool  // the reader said io.EOF
+	err        error // the reader failed
+}
+
+func newValueCutter(r io.Reader) *valueCutter {
+	return &valueCutter{r: r, buf: make([]byte, 64<<10)}
+}
+
+// errCutterStuck guards against a Reader that returns 0, nil forever.
+var errCutterStuck = io.ErrNoProgress
+
+// fill reads more bytes after buf[end], first making room (moving the
+// uncut bytes to the front, or growing the buffer). It returns false once
+// nothing more will come: the stream ended (c.eof) or failed (c.err).
+func (c *valueCutter) fill() bool {
+	if c.eof || c.err != nil {
+		return false
+	}
+	if c.end == len(c.buf) {
+		if c.start > 0 {
+			n := copy(c.buf, c.buf[c.start:c.end])
+			c.off += int64(c.start)
+			c.start, c.end = 0, n
+		} else {
+			if len(c.buf) > math.MaxInt/2 {
+				c.err = errors.New("a value too large to buffer")
+				return false
+			}
+			grown := make([]byte, 2*len(c.buf))
+			copy(grown, c.buf[:c.end])
+			c.buf = grown
+		}
+	}
+	for range maxEmptyReads {
+		n, err := c.r.Read(c.buf[c.end:])
+		c.end += n
+		switch {
+		case err == io.EOF:
+			c.eof = true
+			return n > 0
+		case err != nil:
+			c.err = err
+			return n > 0
+		case n > 0:
+			return true
+		}
+	}
+	c.err = errCutterStuck
+	return false
+}
+
+// ended is the error for a stream that stopped before what the cutter
+// needed: the reader's own error, or io.ErrUnexpectedEOF.
+func (c *valueCutter) ended() error {
+	if c.err != nil {
+		return c.err
+	}
+	return io.ErrUnexpectedEOF
+}
+
+// peek skips blanks and returns the next byte without consuming it.
+func (c *valueCutter) peek() (byte, error) {
+	for {
+		for c.start < c.end {
+			if b := c.buf[c.start]; !isSpace(b) {
+				return b, nil
+			}
+			c.start++
+		}
+		if !c.fill() {
+			if c.start < c.end {
+				continue
+			}
+			return 0, c.ended()
+		}
+	}
+}
+
+// expect consumes the next non-blank byte, which must be one of want.
+func (c *valueCutter) expect(want string, after string) (byte, error) {
+	b, err := c.peek()
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", after, err)
+	}
+	if bytes.IndexByte([]byte(want), b) < 0 {
+		return 0, fmt.Errorf("%s: want %s at byte %d, found %q", after, quoteEach(want), c.off+int64(c.start), b)
+	}
+	c.start++
+	return b, nil
+}
+
+// quoteEach writes ",]" as "',' or ']'".
+func quoteEach(s string) string {
+	var b []byte
+	for i := range len(s) {
+		if i > 0 {
+			b = append(b, " or "...)
+		}
+		b = append(b, '\'', s[i], '\'')
+	}
+	return string(b)
+}
+
+// next cuts the next JSON value (after blanks) and returns its bytes,
+// valid until the following call. It finds the value's end by its first
+// byte: an object or array ends at the bracket that brings the nesting
+// back to zero (brackets inside strings do not count), a string at its
+// unescaped closing quote, anything else (a number, true, false, null, or
+// garbage for json.Unmarshal to report) at the next blank or delimiter.
+func (c *valueCutter) next() ([]byte, error) {
+	if _, err := c.peek(); err != nil {
+		return nil, err
+	}
+	var s scanState
+	scanned := 0 // bytes of the value looked at, from c.start
+	for {
+		n, done := s.scan(c.buf[c.start:c.end], scanned)
+		if done {
+			v := c.buf[c.start : c.start+n]
+			c.start += n
+			return v, nil
+		}
+		scanned = n
+		if !c.fill() {
+			// Every value of a list body is inside the list's object, so
+			// the stream cannot end in one, not even after a literal.
+			return nil, c.ended()
+		}
+	}
+}
+
+// scanState is how far next has looked into a value: enough to resume
+// after more bytes arrive.
+type scanState struct {
+	started  bool
+	literal  bool // a number, true, false, null (or garbage)
+	depth    int  // open objects and arrays
+	inString bool
+	escaped  bool // the byte before was a backslash, in a string
+}
+
+// scan looks at v[from:] and returns where it stopped: the end of the value
+// (done), or len(v) if the value goes on.
+func (s *scanState) scan(v []byte, from int) (int, bool) {
+	i := from
+	if !s.started {
+		s.started = true
+		switch v[0] {
+		case '{', '[':
+			s.depth = 1
+		case '"':
+			s.inString = true
+		default:
+			s.literal = true
+		}
+		i = 1
+	}
+	for i < len(v) {
+		if s.literal {
+			switch v[i] {
+			case ',', '}', ']', ':', ' ', '\t', '\r', '\n':
+				return i, true
+			}
+			i++
+			continue
+		}
+		if s.inString {
+			if s.escaped {
+				s.escaped = false
+				i++
+				continue
+			}
+			// The string's content is most of a Kubernetes object: find its
+			// next quote or backslash with a fast search, not byte by byte.
+			j := bytes.IndexAny(v[i:], `"\`)
+			if j < 0 {
+				return len(v), false
+			}
+			i += j
+			if v[i] == '\\' {
+				s.escaped = true
+				i++
+				continue
+			}
+			s.inString = false
+			i++
+			if s.depth == 0 {
+				return i, true // a top-level string
+			}
+			continue
+		}
+		switch v[i] {
+		case '"':
+			s.inString = true
+		case '{', '[':
+			s.depth++
+		case '}', ']':
+			s.depth--
+			if s.depth == 0 {
+				return i + 1, true
+			}
+		}
+		i++
+	}
+	return len(v), false
+}
