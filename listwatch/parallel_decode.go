@@ -86,7 +86,7 @@ const minFrameBudget = 1 << 20
 // running jobs are done.
 type decodePool struct {
 	max, started int
-	submitted    int // jobs handed over so far (one per batch)
+	submitted    int                       // jobs handed over so far (one per batch)
 	jobs         chan func(*workerDecoder) // unbuffered: a send succeeds when a worker is idle
 	quit         chan struct{}
 	wg           sync.WaitGroup
