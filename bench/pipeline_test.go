@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -47,6 +48,36 @@ func bareWatchDecode(tb testing.TB, stream []byte) {
 		n++
 	}
 	if n != watchEvents {
+		tb.Fatalf("decoded %d events, want %d", n, watchEvents)
+	}
+}
+
+// bareWatchDecodeHalves is the machine's ceiling for any two-goroutine
+// pipeline: the stream cut in two halves at a frame end, each decoded by
+// its own goroutine with its own json.Decoder, with nothing else (no HTTP,
+// no order kept, no queue). Its x-bare is how much a second goroutine can
+// add on this machine at all: on two hyperthreads of one core, well
+// under 2.
+func bareWatchDecodeHalves(tb testing.TB, stream []byte) {
+	mid := bytes.IndexByte(stream[len(stream)/2:], '\n') + len(stream)/2 + 1
+	var wg sync.WaitGroup
+	counts := make([]int, 2)
+	for i, half := range [][]byte{stream[:mid], stream[mid:]} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			dec := json.NewDecoder(bytes.NewReader(half))
+			for {
+				var ev bareEvent
+				if err := dec.Decode(&ev); err != nil {
+					return // io.EOF at the end; the count below catches anything else
+				}
+				counts[i]++
+			}
+		}()
+	}
+	wg.Wait()
+	if n := counts[0] + counts[1]; n != watchEvents {
 		tb.Fatalf("decoded %d events, want %d", n, watchEvents)
 	}
 }
@@ -91,6 +122,15 @@ func BenchmarkWatchPipeline100k(b *testing.B) {
 		}
 		bareWatchNs = b.Elapsed() / time.Duration(b.N)
 		reportEvents(b, watchEvents)
+	})
+	b.Run("bare-decode-2-goroutines", func(b *testing.B) {
+		b.SetBytes(int64(len(d.stream)))
+		b.ReportAllocs()
+		for b.Loop() {
+			bareWatchDecodeHalves(b, d.stream)
+		}
+		reportEvents(b, watchEvents)
+		b.ReportMetric(float64(bareWatchNs)/float64(b.Elapsed()/time.Duration(b.N)), "x-bare")
 	})
 	b.Run("DeltaFIFO", func(b *testing.B) { benchWatchPipeline(b, d, informer.DeltaFIFOQueue, true) })
 	b.Run("RealFIFO", func(b *testing.B) { benchWatchPipeline(b, d, informer.RealFIFOQueue, true) })
