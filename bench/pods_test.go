@@ -118,6 +118,7 @@ func watchStream(tb testing.TB) *watchData {
 			s.f1 = len(buf)
 			spans = append(spans, s)
 		}
+		buf = offHeap(buf) // offheap_unix_test.go: why
 		d.stream = buf
 		for _, s := range spans {
 			d.frames = append(d.frames, buf[s.f0:s.f1])
