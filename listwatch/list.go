@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/kinformer/kinformer/api"
@@ -61,8 +60,8 @@ func (c *Client) listObjects(ctx context.Context, r Resource, namespace string, 
 // still come out in order (parallelItems, in parallel_decode.go).
 func decodeObjectList(body io.Reader, r Resource, workers int) (*ObjectList, error) {
 	c := newValueCutter(body)
-	if _, err := c.expect("{", "the list"); err != nil {
-		return nil, err
+	if _, err := c.expect("{"); err != nil {
+		return nil, fmt.Errorf("the list: %w", err)
 	}
 	list := &ObjectList{}
 	seenItems := false
@@ -79,8 +78,8 @@ func decodeObjectList(body io.Reader, r Resource, workers int) (*ObjectList, err
 		if err := json.Unmarshal(raw, &field); err != nil {
 			return nil, fmt.Errorf("a field name (%s): %w", snippet(raw), err)
 		}
-		if _, err := c.expect(":", "after field name "+strconv.Quote(field)); err != nil {
-			return nil, err
+		if _, err := c.expect(":"); err != nil {
+			return nil, fmt.Errorf("after field name %q: %w", field, err)
 		}
 		switch strings.ToLower(field) { // encoding/json matches field names without case
 		case "metadata":
@@ -97,8 +96,8 @@ func decodeObjectList(body io.Reader, r Resource, workers int) (*ObjectList, err
 		if err != nil {
 			return nil, fmt.Errorf("field %s: %w", field, err)
 		}
-		if b, err := c.expect(",}", "after field "+field); err != nil {
-			return nil, err
+		if b, err := c.expect(",}"); err != nil {
+			return nil, fmt.Errorf("after field %s: %w", field, err)
 		} else if b == '}' {
 			return list, nil
 		}
@@ -125,8 +124,8 @@ func decodeItems(c *valueCutter, r Resource, list *ObjectList, workers int) erro
 	if b, err := c.peek(); err == nil && b == 'n' {
 		return decodeValue(c, new(struct{})) // null: no items (anything else is an error)
 	}
-	if _, err := c.expect("[", "the items"); err != nil {
-		return err
+	if _, err := c.expect("["); err != nil {
+		return fmt.Errorf("the items: %w", err)
 	}
 	if b, err := c.peek(); err == nil && b == ']' {
 		c.start++
@@ -151,9 +150,9 @@ func decodeItems(c *valueCutter, r Resource, list *ObjectList, workers int) erro
 		if err != nil {
 			return err
 		}
-		b, err := c.expect(",]", fmt.Sprintf("after item %d", i))
+		b, err := c.expect(",]")
 		if err != nil {
-			return par.firstError(err)
+			return par.firstError(fmt.Errorf("after item %d: %w", i, err))
 		}
 		if b == ']' {
 			return par.finish()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 )
 
 // valueCutter cuts a list body into its JSON values without decoding them.
@@ -113,13 +114,15 @@ func (c *valueCutter) peek() (byte, error) {
 }
 
 // expect consumes the next non-blank byte, which must be one of want.
-func (c *valueCutter) expect(want string, after string) (byte, error) {
+// (Callers add where in the list they are to an error: formatting that for
+// every item would cost more than the check.)
+func (c *valueCutter) expect(want string) (byte, error) {
 	b, err := c.peek()
 	if err != nil {
-		return 0, fmt.Errorf("%s: %w", after, err)
+		return 0, err
 	}
-	if bytes.IndexByte([]byte(want), b) < 0 {
-		return 0, fmt.Errorf("%s: want %s at byte %d, found %q", after, quoteEach(want), c.off+int64(c.start), b)
+	if strings.IndexByte(want, b) < 0 {
+		return 0, fmt.Errorf("want %s at byte %d, found %q", quoteEach(want), c.off+int64(c.start), b)
 	}
 	c.start++
 	return b, nil
@@ -206,20 +209,13 @@ func (s *scanState) scan(v []byte, from int) (int, bool) {
 				i++
 				continue
 			}
-			// The string's content is most of a Kubernetes object: find its
-			// next quote or backslash with a fast search, not byte by byte.
-			j := bytes.IndexAny(v[i:], `"\`)
-			if j < 0 {
+			end, escaped := stringEnd(v, i)
+			if end < 0 {
+				s.escaped = escaped
 				return len(v), false
 			}
-			i += j
-			if v[i] == '\\' {
-				s.escaped = true
-				i++
-				continue
-			}
+			i = end
 			s.inString = false
-			i++
 			if s.depth == 0 {
 				return i, true // a top-level string
 			}
@@ -239,4 +235,38 @@ func (s *scanState) scan(v []byte, from int) (int, bool) {
 		i++
 	}
 	return len(v), false
+}
+
+// stringEnd returns the index just past the closing quote of the string
+// whose content goes on at v[i], or -1 if v ends first; then escaped
+// reports that v ended right after a backslash, so the next byte read is
+// escaped.
+//
+// The content of strings is most of a Kubernetes object, so it is searched
+// with bytes.IndexByte (vectorised) for the next quote, then for a
+// backslash before it; only escapes, rare in Kubernetes objects, are
+// stepped over one by one. The quote found is kept until an escape passes
+// it, so a string of many escapes is still searched once.
+func stringEnd(v []byte, i int) (end int, escaped bool) {
+	q := -1 // the next quote at or after i, or len(v) if v has none
+	for {
+		if q < i {
+			if q = bytes.IndexByte(v[i:], '"'); q >= 0 {
+				q += i
+			} else {
+				q = len(v)
+			}
+		}
+		k := bytes.IndexByte(v[i:q], '\\')
+		if k < 0 {
+			if q == len(v) {
+				return -1, false
+			}
+			return q + 1, false
+		}
+		i += k + 2 // the backslash and the byte it escapes
+		if i > len(v) {
+			return -1, true
+		}
+	}
 }

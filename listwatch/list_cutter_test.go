@@ -1,0 +1,70 @@
+package listwatch
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/stretchr/testify/require"
+)
+
+// The cutter finds where each value ends by its brackets and quotes alone:
+// brackets inside strings, escaped quotes and escaped backslashes do not
+// fool it, however the bytes are split across reads.
+func TestValueCutter_FindsValueEnds(t *testing.T) {
+	values := []string{
+		`{"a":"b"}`,
+		`{"a":"}]{["}`,
+		`"a \" quote"`,
+		`"a backslash \\"`,
+		`"\\\\\\\""`,
+		`{"n":[1,2,{"m":null}],"s":"x\\\"]}"}`,
+		`[]`,
+		`12.5e3`,
+		`true`,
+		`{"long":"` + strings.Repeat(`\n\"`, 5000) + `"}`,
+		`{"long":"` + strings.Repeat("x", 200_000) + `"}`,
+	}
+	body := strings.Join(values, " , ") + " ]"
+	for _, read := range []struct {
+		name string
+		r    func() io.Reader
+	}{
+		{"whole", func() io.Reader { return strings.NewReader(body) }},
+		{"one byte at a time", func() io.Reader { return iotest.OneByteReader(strings.NewReader(body)) }},
+		{"half reads", func() io.Reader { return iotest.HalfReader(strings.NewReader(body)) }},
+	} {
+		c := newValueCutter(read.r())
+		for i, want := range values {
+			got, err := c.next()
+			require.NoError(t, err, "%s: value %d", read.name, i)
+			require.Equal(t, want, string(got), "%s: value %d", read.name, i)
+			b, err := c.expect(",]")
+			require.NoError(t, err)
+			require.Equal(t, i == len(values)-1, b == ']')
+		}
+	}
+	t.Logf("listwatch: %d values with brackets in strings, escapes and a 200 KB string, cut whole, byte by byte and in halves", len(values))
+}
+
+// What the cutter cannot finish is an error, never a hang: a stream that
+// ends inside a value, or after it without the bracket, or a reader that
+// fails.
+func TestValueCutter_Errors(t *testing.T) {
+	for _, in := range []string{`{"a":"b`, `{"a":"b\`, `[1,2`, `"abc`, `tru`} {
+		c := newValueCutter(strings.NewReader(in))
+		_, err := c.next()
+		require.ErrorIs(t, err, io.ErrUnexpectedEOF, in)
+	}
+	c := newValueCutter(strings.NewReader(`{} x`))
+	_, err := c.next()
+	require.NoError(t, err)
+	_, err = c.expect(",]")
+	require.ErrorContains(t, err, `want ',' or ']' at byte 3, found 'x'`)
+
+	boom := iotest.ErrReader(io.ErrClosedPipe)
+	c = newValueCutter(io.MultiReader(strings.NewReader(`{"a":`), boom))
+	_, err = c.next()
+	require.ErrorIs(t, err, io.ErrClosedPipe)
+}
