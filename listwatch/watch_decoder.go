@@ -163,7 +163,8 @@ func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\
 type watchDecoder struct {
 	frames   *frameReader
 	resource Resource
-	cut      int // frames cut so far, for error messages
+	cut      int           // frames cut so far, for error messages
+	loop     workerDecoder // decode's own json.Decoder (parallel_decode.go)
 }
 
 // newWatchDecoder decodes body, a watch of r, with frames of at most
@@ -192,6 +193,12 @@ func (d *watchDecoder) decode() (Event, error) {
 	line, err := d.nextFrame()
 	if err != nil {
 		return Event{}, err
+	}
+	// The loop keeps one json.Decoder from frame to frame, as a worker
+	// does; a frame it cannot decode is decoded again by json.Unmarshal,
+	// whose error the message quotes.
+	if ev, err := d.decodeFrameWith(line, d.loop.unmarshal); err == nil {
+		return ev, nil
 	}
 	return d.decodeNumbered(line, d.cut)
 }
