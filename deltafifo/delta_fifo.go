@@ -204,6 +204,13 @@ func (f *DeltaFIFO) Replace(list []api.Object, resourceVersion string) error {
 	if f.emitDeltaTypeReplaced {
 		action = Replaced
 	}
+	if len(f.items) == 0 {
+		// The list's keys are about to be queued: make room for them once,
+		// rather than by growing the map and the key slice as they come
+		// (the initial list of a big cluster; fifo_state.go gives it back).
+		f.items = make(map[qkey]Deltas, len(objs))
+		f.queue = make([]qkey, 0, len(objs))
+	}
 	for _, obj := range objs {
 		if err := f.queueActionLocked(action, obj); err != nil {
 			return err

@@ -3,6 +3,7 @@ package deltafifo
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/indexer"
@@ -161,6 +162,7 @@ func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 		}
 	}
 
+	f.items = slices.Grow(f.items, len(objs)) // room for the list at once, not by growing as it comes
 	for _, obj := range objs {
 		f.addLocked(Replaced, obj)
 	}

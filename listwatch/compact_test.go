@@ -25,7 +25,9 @@ func conditionsPod(i int) string {
 // the workers, is compacted before anyone sees it (Resource.decoded calls
 // api.Pod.CompactAfterDecode): its slices hold no spare room and the
 // strings pods repeat are one copy. Without the call, a cached pod keeps
-// what decoding left behind (docs/performance.md).
+// what decoding left behind (docs/performance.md). And although each
+// decoding goroutine decodes conditions in one reused room
+// (api.DecodeRoom), no pod keeps the room.
 func TestDecode_CompactsEveryObject(t *testing.T) {
 	const n = parallelListAfter * 3 // some items on the loop, the rest on workers
 	compacted := func(t *testing.T, how string, objs []api.Object) {
@@ -37,6 +39,10 @@ func TestDecode_CompactsEveryObject(t *testing.T) {
 			require.Equal(t, 3, cap(p.Status.Conditions), "%s: item %d keeps spare room", how, i)
 			require.Equal(t, unsafe.StringData(first.Labels["app"]), unsafe.StringData(p.Labels["app"]),
 				"%s: item %d has its own copy of a shared label", how, i)
+			if i > 0 { // decoded in a reused room (api.DecodeRoom), but kept in an array of its own
+				require.NotSame(t, &first.Status.Conditions[0], &p.Status.Conditions[0], "%s: item %d shares item 0's conditions", how, i)
+				require.Equal(t, api.PodConditionType("Ready"), p.Status.Conditions[0].Type)
+			}
 		}
 		t.Logf("%s: %d pods, each with conditions at exactly their length and one shared copy of app=web", how, n)
 	}

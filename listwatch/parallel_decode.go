@@ -143,9 +143,28 @@ func (p *decodePool) stop() {
 // json.Unmarshal would build it anew (about ten allocations) and scan the
 // bytes once more to check them before decoding.
 type workerDecoder struct {
-	in  bytes.Reader
-	dec *json.Decoder
-	fed int64 // bytes given to dec so far
+	in   bytes.Reader
+	dec  *json.Decoder
+	fed  int64          // bytes given to dec so far
+	room api.DecodeRoom // lent to each pod while it is decoded (lend)
+}
+
+// roomBorrower is an object that can decode in a DecodeRoom: *api.Pod.
+type roomBorrower interface {
+	LendRoom(*api.DecodeRoom)
+	ReturnRoom(*api.DecodeRoom)
+}
+
+// unmarshalLending is unmarshal(b, v) where obj, the new object v is or
+// holds, is lent the worker's room to decode in (api.DecodeRoom: no
+// garbage from slices growing), and gives it back before this returns,
+// whatever happened.
+func (wd *workerDecoder) unmarshalLending(b []byte, v, obj any) error {
+	if rb, ok := obj.(roomBorrower); ok {
+		rb.LendRoom(&wd.room)
+		defer rb.ReturnRoom(&wd.room)
+	}
+	return wd.unmarshal(b, v)
 }
 
 // errNotOneValue: the bytes held more than one JSON value.
@@ -173,28 +192,44 @@ func (wd *workerDecoder) unmarshal(b []byte, v any) error {
 	return err
 }
 
-// copies recycles the copies of frames and items that workers decode:
-// encoding/json never keeps a reference to its input (a json.Unmarshaler
-// must copy what it keeps), so once a frame is decoded its copy can hold
-// the next one. This spares the garbage collector, which shares the same
-// two cores, a copy of every byte of the stream.
-var copies = sync.Pool{New: func() any { return new([]byte) }}
+// batchBuffers recycles the buffers that hold one stream's batches, the
+// copies of frames and items that workers decode: encoding/json never
+// keeps a reference to its input (a json.Unmarshaler must copy what it
+// keeps), so once a batch is decoded its buffer can hold the next one.
+// This spares the garbage collector, which shares the same two cores, a
+// copy of every byte of the stream. (A sync.Pool would be emptied by every
+// garbage collection, and the initial list of a big cluster runs dozens.)
+// Each watch or list has its own, holding at most as many buffers as it
+// has batches in flight.
+type batchBuffers chan *[]byte
 
-// maxRecycled: larger copies (a batch holding one huge object) are left
+func newBatchBuffers(workers int) batchBuffers {
+	return make(batchBuffers, batchesPerWorker*workers+1)
+}
+
+// maxRecycled: larger buffers (a batch holding one huge object) are left
 // to the garbage collector.
 const maxRecycled = 4 * batchBytes
 
-// copyOf returns a copy of b, in a recycled buffer if there is one.
-func copyOf(b []byte) *[]byte {
-	p := copies.Get().(*[]byte)
-	*p = append((*p)[:0], b...)
-	return p
+// get returns an empty buffer, a recycled one if there is one.
+func (bb batchBuffers) get() *[]byte {
+	select {
+	case p := <-bb:
+		*p = (*p)[:0]
+		return p
+	default:
+		return new([]byte)
+	}
 }
 
-// recycle returns a copy whose bytes are no longer needed.
-func recycle(p *[]byte) {
-	if cap(*p) <= maxRecycled {
-		copies.Put(p)
+// put hands back a buffer whose bytes are no longer needed.
+func (bb batchBuffers) put(p *[]byte) {
+	if cap(*p) > maxRecycled {
+		return
+	}
+	select {
+	case bb <- p:
+	default:
 	}
 }
 
@@ -208,13 +243,14 @@ func recycle(p *[]byte) {
 // adds frames that have arrived whole already, so batching never makes a
 // frame wait for one that has not.
 type frameBatch struct {
-	first  int     // the stream number (from 1) of the batch's first frame
-	raw    *[]byte // the frames' bytes, one after the other
-	ends   []int   // where frame k's bytes end in raw
-	end    error   // the stream ended after these frames (set by the cutter)
-	events []Event
-	err    error         // as watchDecoder.decode returns it: a frame's, or end
-	ready  chan struct{} // closed once events and err are set
+	buffers batchBuffers // where raw goes back once decoded
+	first   int          // the stream number (from 1) of the batch's first frame
+	raw     *[]byte      // the frames' bytes, one after the other
+	ends    []int        // where frame k's bytes end in raw
+	end     error        // the stream ended after these frames (set by the cutter)
+	events  []Event
+	err     error         // as watchDecoder.decode returns it: a frame's, or end
+	ready   chan struct{} // closed once events and err are set
 }
 
 // decode decodes the batch's frames in order, stopping at the first that
@@ -223,7 +259,7 @@ func (b *frameBatch) decode(wd *workerDecoder, dec *watchDecoder, budget *byteBu
 	start := 0
 	for k, end := range b.ends {
 		frame := (*b.raw)[start:end]
-		ev, err := dec.decodeFrameWith(frame, wd.unmarshal)
+		ev, err := dec.decodeFrameWith(frame, wd)
 		if err != nil { // the error as the loop says it
 			ev, err = dec.decodeNumbered(frame, b.first+k)
 		}
@@ -238,7 +274,7 @@ func (b *frameBatch) decode(wd *workerDecoder, dec *watchDecoder, budget *byteBu
 		b.err = b.end
 	}
 	budget.release(len(*b.raw))
-	recycle(b.raw)
+	b.buffers.put(b.raw)
 	close(b.ready)
 }
 
@@ -295,8 +331,9 @@ func cutFrames(dec *watchDecoder, workers int, pending chan<- *frameBatch, stop 
 	pool := newDecodePool(workers)
 	defer pool.stop()
 	budget := newByteBudget(max(dec.frames.max, minFrameBudget))
+	buffers := newBatchBuffers(workers)
 	for {
-		batch := &frameBatch{first: dec.cut + 1, raw: copyOf(nil), ready: make(chan struct{})}
+		batch := &frameBatch{buffers: buffers, first: dec.cut + 1, raw: buffers.get(), ready: make(chan struct{})}
 		for {
 			line, err := dec.nextFrame()
 			if err != nil {
@@ -316,7 +353,7 @@ func cutFrames(dec *watchDecoder, workers int, pending chan<- *frameBatch, stop 
 		}
 		if len(batch.ends) == 0 { // only the stream's end
 			batch.err = batch.end
-			recycle(batch.raw)
+			buffers.put(batch.raw)
 			close(batch.ready)
 			return
 		}
@@ -384,12 +421,13 @@ func (b *byteBudget) release(n int) {
 // item. The batch's bytes are one recycled buffer; ends[k] is where item
 // k's bytes end in it.
 type itemBatch struct {
-	first int     // the list index of the batch's first item
-	raw   *[]byte // the items' bytes, one after the other
-	ends  []int
-	objs  []api.Object
-	err   error         // the first item that failed, as the loop says it
-	ready chan struct{} // closed once objs or err is set
+	buffers batchBuffers // where raw goes back once decoded
+	first   int          // the list index of the batch's first item
+	raw     *[]byte      // the items' bytes, one after the other
+	ends    []int
+	objs    []api.Object
+	err     error         // the first item that failed, as the loop says it
+	ready   chan struct{} // closed once objs or err is set
 }
 
 // decode decodes the batch's items in order, stopping at the first that
@@ -405,7 +443,7 @@ func (b *itemBatch) decode(wd *workerDecoder, r Resource) {
 		b.objs = append(b.objs, obj)
 		start = end
 	}
-	recycle(b.raw)
+	b.buffers.put(b.raw)
 	close(b.ready)
 }
 
@@ -416,16 +454,17 @@ func (b *itemBatch) decode(wd *workerDecoder, r Resource) {
 // for. An item's decoding error is returned once every item before it is
 // in the list, so the first error by position wins, as in the loop.
 type parallelItems struct {
-	pool  *decodePool
-	r     Resource
-	list  *ObjectList
-	next  *itemBatch   // being filled
-	queue []*itemBatch // handed to workers, not yet in list.Items, in order
-	limit int          // most batches in flight
+	pool    *decodePool
+	buffers batchBuffers
+	r       Resource
+	list    *ObjectList
+	next    *itemBatch   // being filled
+	queue   []*itemBatch // handed to workers, not yet in list.Items, in order
+	limit   int          // most batches in flight
 }
 
 func newParallelItems(r Resource, list *ObjectList, workers int) *parallelItems {
-	return &parallelItems{pool: newDecodePool(workers), r: r, list: list, limit: batchesPerWorker * workers}
+	return &parallelItems{pool: newDecodePool(workers), buffers: newBatchBuffers(workers), r: r, list: list, limit: batchesPerWorker * workers}
 }
 
 // add copies item i (raw, valid until add returns) into the batch being
@@ -433,7 +472,7 @@ func newParallelItems(r Resource, list *ObjectList, workers int) *parallelItems 
 // error of an item before i, if one failed.
 func (par *parallelItems) add(i int, raw []byte) error {
 	if par.next == nil {
-		par.next = &itemBatch{first: i, raw: copyOf(nil), ready: make(chan struct{})}
+		par.next = &itemBatch{buffers: par.buffers, first: i, raw: par.buffers.get(), ready: make(chan struct{})}
 	}
 	b := par.next
 	*b.raw = append(*b.raw, raw...)
@@ -451,7 +490,7 @@ func (par *parallelItems) send() error {
 	par.next = nil
 	if len(par.queue) == par.limit {
 		if err := par.take(); err != nil {
-			recycle(b.raw)
+			par.buffers.put(b.raw)
 			return err
 		}
 	}
@@ -516,5 +555,5 @@ func decodeOneValue(wd *workerDecoder, raw []byte, obj api.Object) error {
 	if u, ok := obj.(json.Unmarshaler); ok {
 		return u.UnmarshalJSON(raw)
 	}
-	return wd.unmarshal(raw, obj)
+	return wd.unmarshalLending(raw, obj, obj)
 }

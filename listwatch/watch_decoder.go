@@ -197,7 +197,7 @@ func (d *watchDecoder) decode() (Event, error) {
 	// The loop keeps one json.Decoder from frame to frame, as a worker
 	// does; a frame it cannot decode is decoded again by json.Unmarshal,
 	// whose error the message quotes.
-	if ev, err := d.decodeFrameWith(line, d.loop.unmarshal); err == nil {
+	if ev, err := d.decodeFrameWith(line, &d.loop); err == nil {
 		return ev, nil
 	}
 	return d.decodeNumbered(line, d.cut)
@@ -240,16 +240,21 @@ func (d *watchDecoder) decodeNumbered(line []byte, n int) (Event, error) {
 	return ev, nil
 }
 
-// decodeFrame decodes one frame.
+// decodeFrame decodes one frame with json.Unmarshal.
 func (d *watchDecoder) decodeFrame(line []byte) (Event, error) {
-	return d.decodeFrameWith(line, json.Unmarshal)
+	return d.decodeFrameWith(line, nil)
 }
 
-// decodeFrameWith decodes one frame with unmarshal, json.Unmarshal or a
-// worker's own decoder (parallel_decode.go).
-func (d *watchDecoder) decodeFrameWith(line []byte, unmarshal func([]byte, any) error) (Event, error) {
+// decodeFrameWith decodes one frame with wd, a goroutine's own decoder and
+// room (parallel_decode.go), or with json.Unmarshal if wd is nil.
+func (d *watchDecoder) decodeFrameWith(line []byte, wd *workerDecoder) (Event, error) {
 	f := frame{Object: d.resource.New()}
-	err := unmarshal(line, &f)
+	var err error
+	if wd != nil {
+		err = wd.unmarshalLending(line, &f, f.Object)
+	} else {
+		err = json.Unmarshal(line, &f)
+	}
 	if f.Type == api.Error {
 		// The object is a Status, not the watched type: decode it again
 		// as one (rare, and the stream ends here anyway).
