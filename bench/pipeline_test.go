@@ -146,7 +146,7 @@ func reportEvents(b *testing.B, events int) {
 func benchWatchPipeline(b *testing.B, d *watchData, q informer.QueueKind, handler bool) {
 	srv := newServer(emptyList, d.frames)
 	defer srv.Close()
-	client, err := listwatch.NewClient(listwatch.Config{Server: srv.URL})
+	client, err := listwatch.NewClient(listwatch.Config{Server: srv.URL, DecodeWorkers: benchWorkers()})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func benchListSync(b *testing.B, body []byte, q informer.QueueKind) {
 	b.ReportMetric(perPod/kept, "heap/kept-json")
 }
 
-// benchWorkers is listwatch.Config.DecodeWorkers for the list-sync
+// benchWorkers is listwatch.Config.DecodeWorkers for the pipeline
 // benchmarks, from $BENCH_DECODE_WORKERS (unset or 0: the default pool; 1:
 // the single-goroutine loop), so the two can be compared on the same bytes.
 func benchWorkers() int {
