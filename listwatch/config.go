@@ -294,6 +294,12 @@ func (c Config) serverURL() (*url.URL, error) {
 	return u, nil
 }
 
+// readBufferSize is the transport's read buffer. net/http's default, 4 KiB,
+// costs a read from the socket for every few KiB of a watch or a list: a
+// system call each, for bodies of hundreds of MB during an initial list.
+// 64 KiB reads a chunk header and the data after it in one call.
+const readBufferSize = 64 << 10
+
 // transport builds the HTTP transport: the default one (proxy from the
 // environment, HTTP/2 over TLS, keep-alives) with the TLS settings.
 func (c Config) transport() (*http.Transport, error) {
@@ -302,6 +308,7 @@ func (c Config) transport() (*http.Transport, error) {
 		return nil, errors.New("listwatch: a CA (--ca-file) may not be combined with --insecure-skip-tls-verify")
 	}
 	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.ReadBufferSize = readBufferSize
 	tlsConfig := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.InsecureSkipTLSVerify, ServerName: c.TLSServerName}
 	if hasCA {
 		pool, err := loadCAs(c.CAFile, c.CAData)

@@ -241,3 +241,13 @@ func TestConfig_OrInClusterFallsBackOutsideAPod(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "https://example:6443", cfg.Server)
 }
+
+// The transport reads the socket in 64 KiB pieces, not net/http's default
+// 4 KiB: a watch or a list body of hundreds of MB otherwise costs a system
+// call every few KiB (docs/performance.md).
+func TestTransportReadsInBigPieces(t *testing.T) {
+	tr, err := Config{Server: "http://127.0.0.1:1"}.transport()
+	require.NoError(t, err)
+	require.Equal(t, 64<<10, tr.ReadBufferSize)
+	require.Greater(t, tr.ReadBufferSize, http.DefaultTransport.(*http.Transport).ReadBufferSize)
+}
