@@ -43,9 +43,6 @@ func newValueCutter(r io.Reader) *valueCutter {
 	return &valueCutter{r: r, buf: make([]byte, 64<<10)}
 }
 
-// errCutterStuck guards against a Reader that returns 0, nil forever.
-var errCutterStuck = io.ErrNoProgress
-
 // fill reads more bytes after buf[end], first making room (moving the
 // uncut bytes to the front, or growing the buffer). It returns false once
 // nothing more will come: the stream ended (c.eof) or failed (c.err).
@@ -68,22 +65,14 @@ func (c *valueCutter) fill() bool {
 			c.buf = grown
 		}
 	}
-	for range maxEmptyReads {
-		n, err := c.r.Read(c.buf[c.end:])
-		c.end += n
-		switch {
-		case err == io.EOF:
-			c.eof = true
-			return n > 0
-		case err != nil:
-			c.err = err
-			return n > 0
-		case n > 0:
-			return true
-		}
+	n, err := readSome(c.r, c.buf[c.end:])
+	c.end += n
+	if err == io.EOF {
+		c.eof = true
+	} else if err != nil {
+		c.err = err
 	}
-	c.err = errCutterStuck
-	return false
+	return n > 0
 }
 
 // ended is the error for a stream that stopped before what the cutter

@@ -109,9 +109,16 @@ func (f *frameReader) next() ([]byte, error) {
 func (f *frameReader) buffered() bool { return f.end > f.start }
 
 // hasFrame reports whether a whole frame (its newline) is already read, so
-// that next returns it without waiting for the reader.
+// that next returns it without waiting for the reader. What it looked at
+// counts as scanned, so next does not search those bytes again.
 func (f *frameReader) hasFrame() bool {
-	return bytes.IndexByte(f.buf[f.scanned:f.end], '\n') >= 0
+	i := bytes.IndexByte(f.buf[f.scanned:f.end], '\n')
+	if i < 0 {
+		f.scanned = f.end
+		return false
+	}
+	f.scanned += i // the bytes before the newline hold none
+	return true
 }
 
 // fill reads more bytes, first making room: moving the unread bytes to the
@@ -130,21 +137,26 @@ func (f *frameReader) fill() {
 			f.buf = grown
 		}
 	}
+	n, err := readSome(f.r, f.buf[f.end:])
+	f.end += n
+	if err == io.EOF {
+		f.eof = true
+	} else if err != nil {
+		f.err = err
+	}
+}
+
+// readSome reads into p until something arrives: bytes, the end of the
+// stream or an error. A Reader that keeps returning 0, nil is given up on
+// after maxEmptyReads tries, with io.ErrNoProgress. (frameReader and
+// valueCutter both read this way.)
+func readSome(r io.Reader, p []byte) (int, error) {
 	for range maxEmptyReads {
-		n, err := f.r.Read(f.buf[f.end:])
-		f.end += n
-		switch {
-		case err == io.EOF:
-			f.eof = true
-			return
-		case err != nil:
-			f.err = err
-			return
-		case n > 0:
-			return
+		if n, err := r.Read(p); n > 0 || err != nil {
+			return n, err
 		}
 	}
-	f.err = io.ErrNoProgress
+	return 0, io.ErrNoProgress
 }
 
 func trimSpace(b []byte) []byte {
