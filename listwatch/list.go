@@ -55,7 +55,7 @@ func (c *Client) listObjects(ctx context.Context, r Resource, namespace string, 
 // item out of the body; each item is then decoded on its own, straight into
 // an object from r.New (no intermediate copy of the whole list, so a list
 // of many thousands of objects costs one pass over its bytes to cut, and
-// one json.Unmarshal per item). With workers > 1, the items after the
+// one decode per item, onepass.Unmarshal). With workers > 1, the items after the
 // first parallelListAfter are decoded on up to that many goroutines, and
 // still come out in order (parallelItems, in parallel_decode.go).
 func decodeObjectList(body io.Reader, r Resource, workers int) (*ObjectList, error) {
@@ -131,7 +131,7 @@ func decodeItems(c *valueCutter, r Resource, list *ObjectList, workers int) erro
 		c.start++
 		return nil
 	}
-	var wd workerDecoder // the loop's own decoder
+	var wd workerDecoder // the loop's own room
 	var par *parallelItems
 	for i := 0; ; i++ {
 		if par == nil && workers > 1 && i == parallelListAfter {

@@ -1,15 +1,14 @@
 package listwatch
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/internal/onepass"
 )
 
 // Decoding on more than one core (docs/listwatch.md, "Decoding on both
@@ -138,14 +137,16 @@ func (p *decodePool) stop() {
 	p.wg.Wait()
 }
 
-// workerDecoder is a worker's own json.Decoder, fed one frame or item at a
-// time. It keeps its decoding state from one to the next, where
-// json.Unmarshal would build it anew (about ten allocations) and scan the
-// bytes once more to check them before decoding.
+// workerDecoder is what a goroutine that decodes keeps from one frame or
+// item to the next: the room a pod decodes its conditions in.
+//
+// The decode itself is onepass.Unmarshal (internal/onepass): it stores
+// exactly what json.Unmarshal would, but reads the bytes once, where
+// encoding/json checks them all with its scanner before decoding and steps
+// its scanner again over everything the type does not keep (most of a
+// pod). On a pod it is about three times faster, and it is the largest
+// part of every list and watch (docs/performance.md).
 type workerDecoder struct {
-	in   bytes.Reader
-	dec  *json.Decoder
-	fed  int64          // bytes given to dec so far
 	room api.DecodeRoom // lent to each pod while it is decoded (lend)
 }
 
@@ -167,29 +168,13 @@ func (wd *workerDecoder) unmarshalLending(b []byte, v, obj any) error {
 	return wd.unmarshal(b, v)
 }
 
-// errNotOneValue: the bytes held more than one JSON value.
-var errNotOneValue = errors.New("more than one JSON value")
-
-// unmarshal decodes b, which has no blanks around it, into v. It succeeds
-// exactly when json.Unmarshal(b, v) would, with the same result: the
-// decoder has scanned all of b as one valid value and decoded it. On any
-// error, callers decode again with json.Unmarshal into a fresh value, so
-// that errors read exactly as on the one-goroutine path (an error ends the
-// stream, so its cost does not matter).
+// unmarshal decodes b into v. It succeeds exactly when json.Unmarshal(b, v)
+// would, with the same result. On any error, callers decode again with
+// json.Unmarshal into a fresh value, so that errors read exactly as
+// encoding/json words them (an error ends the stream, so its cost does not
+// matter).
 func (wd *workerDecoder) unmarshal(b []byte, v any) error {
-	if wd.dec == nil {
-		wd.dec, wd.fed = json.NewDecoder(&wd.in), 0
-	}
-	wd.in.Reset(b)
-	wd.fed += int64(len(b))
-	err := wd.dec.Decode(v)
-	if err == nil && wd.dec.InputOffset() != wd.fed {
-		err = errNotOneValue
-	}
-	if err != nil {
-		wd.dec = nil // start afresh: the decoder may hold a broken state or leftovers
-	}
-	return err
+	return onepass.Unmarshal(b, v)
 }
 
 // batchBuffers recycles the buffers that hold one stream's batches, the

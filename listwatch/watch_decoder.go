@@ -176,7 +176,7 @@ type watchDecoder struct {
 	frames   *frameReader
 	resource Resource
 	cut      int           // frames cut so far, for error messages
-	loop     workerDecoder // decode's own json.Decoder (parallel_decode.go)
+	loop     workerDecoder // decode's own room (parallel_decode.go)
 }
 
 // newWatchDecoder decodes body, a watch of r, with frames of at most
@@ -206,8 +206,8 @@ func (d *watchDecoder) decode() (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	// The loop keeps one json.Decoder from frame to frame, as a worker
-	// does; a frame it cannot decode is decoded again by json.Unmarshal,
+	// The loop decodes as a worker does (onepass.Unmarshal, in its own
+	// room); a frame it cannot decode is decoded again by json.Unmarshal,
 	// whose error the message quotes.
 	if ev, err := d.decodeFrameWith(line, &d.loop); err == nil {
 		return ev, nil
@@ -257,8 +257,9 @@ func (d *watchDecoder) decodeFrame(line []byte) (Event, error) {
 	return d.decodeFrameWith(line, nil)
 }
 
-// decodeFrameWith decodes one frame with wd, a goroutine's own decoder and
-// room (parallel_decode.go), or with json.Unmarshal if wd is nil.
+// decodeFrameWith decodes one frame with wd, a goroutine's own room and
+// onepass.Unmarshal (parallel_decode.go), or with json.Unmarshal if wd is
+// nil.
 func (d *watchDecoder) decodeFrameWith(line []byte, wd *workerDecoder) (Event, error) {
 	f := frame{Object: d.resource.New()}
 	var err error
