@@ -286,6 +286,12 @@ func (d *decodeState) fieldFor(p *plan) (*field, error) {
 		if f, ok := p.byName[string(content)]; ok { // no allocation: Go looks up []byte keys as is
 			return f, nil
 		}
+		if p.byUpper != nil && len(content) <= 64 {
+			var buf [64]byte
+			if upper, ok := asciiUpper(buf[:0], content); ok {
+				return p.byUpper[string(upper)], nil
+			}
+		}
 		return foldedField(p, string(content)), nil
 	}
 	key := unquote(content)

@@ -19,6 +19,12 @@ type plan struct {
 	elem   *plan             // kindSlice, kindMap (the value), kindPointer
 	fields []field           // kindStruct, in the order of their Go index
 	byName map[string]*field // kindStruct: the exact JSON names
+	// byUpper: kindStruct, when every JSON name is ASCII: the names in
+	// upper case, each to the first field (in Go order) that has it. An
+	// ASCII key that is no exact name is matched ignoring case here,
+	// instead of by comparing it with every field (most keys of an API
+	// object are fields the type does not have, so this is common).
+	byUpper map[string]*field
 }
 
 type planKind uint8
@@ -185,13 +191,40 @@ func (b *planBuilder) delegate(t reflect.Type) planKind {
 func (b *planBuilder) fillFields(p *plan) {
 	b.addFields(p, p.typ, nil)
 	p.byName = make(map[string]*field, len(p.fields))
+	p.byUpper = make(map[string]*field, len(p.fields))
 	for i := range p.fields {
 		f := &p.fields[i]
 		if _, dup := p.byName[f.name]; dup {
 			b.unsupported = true
 		}
 		p.byName[f.name] = f
+		upper, ok := asciiUpper(nil, f.name)
+		if !ok {
+			p.byUpper = nil // a name outside ASCII: match case by comparing (foldedField)
+		}
+		if _, taken := p.byUpper[string(upper)]; !taken && p.byUpper != nil {
+			p.byUpper[string(upper)] = f
+		}
 	}
+}
+
+// asciiUpper appends s in upper case to buf; ok is false if s is not all
+// ASCII. (For ASCII, that is what "equal ignoring case" compares: Unicode
+// folds two non-ASCII letters onto ASCII ones, the Kelvin sign onto k and
+// the long s onto s, which is why non-ASCII names and keys take the slow
+// path.)
+func asciiUpper[S string | []byte](buf []byte, s S) (upper []byte, ok bool) {
+	for i := range len(s) {
+		c := s[i]
+		if c >= 0x80 {
+			return buf, false
+		}
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		buf = append(buf, c)
+	}
+	return buf, true
 }
 
 func (b *planBuilder) addFields(p *plan, t reflect.Type, prefix []int) {

@@ -1,6 +1,7 @@
 package onepass
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"unicode"
@@ -245,7 +246,12 @@ func (d *decodeState) readString() (content []byte, plain bool, err error) {
 	start := d.off + 1
 	escaped, ascii := false, true
 	for i := start; i < len(d.data); i++ {
-		for i < len(d.data) && stringByte[d.data[i]] == plainByte { // the inner loop that runs most
+		// The loops that run most: eight bytes at a time while none of
+		// them needs a look, then byte by byte up to the one that does.
+		for i+8 <= len(d.data) && !needsLook(binary.LittleEndian.Uint64(d.data[i:])) {
+			i += 8
+		}
+		for i < len(d.data) && stringByte[d.data[i]] == plainByte {
 			i++
 		}
 		if i >= len(d.data) {
@@ -274,6 +280,19 @@ func (d *decodeState) readString() (content []byte, plain bool, err error) {
 	}
 	d.off = len(d.data)
 	return nil, false, d.unexpected("in string literal")
+}
+
+// needsLook reports whether any of the eight bytes in w is one that
+// readString must look at: a quote, a backslash, a control character or a
+// byte of a non-ASCII character. (The classic tests for "a byte below n" and
+// "a byte equal to c" in a word, which are exact for whether any byte
+// matches, though not for which.)
+func needsLook(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := func(x uint64, n uint64) uint64 { return (x - ones*n) & ^x & highs }
+	quote := w ^ (ones * '"')
+	backslash := w ^ (ones * '\\')
+	return (w&highs)|below(w, 0x20)|below(quote, 1)|below(backslash, 1) != 0
 }
 
 // stringByte sorts the bytes that can appear in a string.
