@@ -260,3 +260,32 @@ func countEvents(b *testing.B, w Watch) {
 		b.Fatalf("decoded %d events, want %d", n, benchEvents)
 	}
 }
+
+// BenchmarkListCutter100kPods: the valueCutter alone cutting the 100,000
+// items out of the list body (what the reading goroutine does before any
+// decoding): the serial part of a list.
+func BenchmarkListCutter100kPods(b *testing.B) {
+	body := list100kPods(b)
+	items := body[bytes.Index(body, []byte(`"items":[`))+len(`"items":[`):]
+	b.SetBytes(int64(len(items)))
+	b.ReportAllocs()
+	for b.Loop() {
+		c := newValueCutter(bytes.NewReader(items))
+		n := 0
+		for {
+			if _, err := c.next(); err != nil {
+				b.Fatal(err)
+			}
+			n++
+			if end, err := c.expect(",]"); err != nil {
+				b.Fatal(err)
+			} else if end == ']' {
+				break
+			}
+		}
+		if n != benchEvents {
+			b.Fatalf("cut %d items, want %d", n, benchEvents)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/item")
+}

@@ -68,3 +68,27 @@ func TestValueCutter_Errors(t *testing.T) {
 	_, err = c.next()
 	require.ErrorIs(t, err, io.ErrClosedPipe)
 }
+
+// stringEnd looks at eight bytes at a time; the first quote or backslash
+// it finds in a word must be the first one there is, wherever it sits and
+// whatever the bytes around it (a byte just above or below '"' or '\\'
+// must not pass for one).
+func TestStringEnd_FindsTheFirstQuoteOrBackslash(t *testing.T) {
+	for pos := range 20 {
+		for c := range 256 {
+			v := []byte(strings.Repeat("a", 24))
+			v[pos] = byte(c)
+			v[pos+1] = '"' // a quote right after, so that every string ends
+			want := pos + 2
+			switch byte(c) {
+			case '"':
+				want = pos + 1
+			case '\\':
+				want = -1 // the quote after it is escaped; no other follows
+			}
+			got, _ := stringEnd(v, 0)
+			require.Equal(t, want, got, "byte %#x at %d", c, pos)
+		}
+	}
+	t.Log("every byte value at positions 0-19 of a string: the end found is the first quote not escaped")
+}
