@@ -17,6 +17,7 @@ import (
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/internal/onepass"
 	"github.com/kinformer/kinformer/listwatch"
 )
 
@@ -28,6 +29,11 @@ var quiet = slog.New(slog.DiscardHandler)
 var (
 	bareWatchNs time.Duration // one bare decode of the watch stream
 	bareListNs  time.Duration // one bare decode of the list body
+
+	// The same with onepass.Unmarshal, the decoder the pipeline uses: the
+	// pipeline's x-onepass says how much it gains beyond its decoder.
+	onepassWatchNs time.Duration
+	onepassListNs  time.Duration
 )
 
 // bareWatchDecode is the yardstick: one goroutine, one json.Decoder over
@@ -46,6 +52,31 @@ func bareWatchDecode(tb testing.TB, stream []byte) {
 			tb.Fatalf("event %d has no object", n)
 		}
 		n++
+	}
+	if n != watchEvents {
+		tb.Fatalf("decoded %d events, want %d", n, watchEvents)
+	}
+}
+
+// onepassWatchDecode is bareWatchDecode with the decoder the pipeline
+// uses: one goroutine cuts the stream at newlines and decodes each frame
+// with onepass.Unmarshal into a fresh event.
+func onepassWatchDecode(tb testing.TB, stream []byte) {
+	n := 0
+	for rest := stream; len(rest) > 0; {
+		end := bytes.IndexByte(rest, '\n')
+		if end < 0 {
+			end = len(rest)
+		}
+		var ev bareEvent
+		if err := onepass.Unmarshal(rest[:end], &ev); err != nil {
+			tb.Fatal(err)
+		}
+		if ev.Object == nil {
+			tb.Fatalf("event %d has no object", n)
+		}
+		n++
+		rest = rest[min(end+1, len(rest)):]
 	}
 	if n != watchEvents {
 		tb.Fatalf("decoded %d events, want %d", n, watchEvents)
@@ -93,6 +124,17 @@ func bareListDecode(tb testing.TB, body []byte) {
 	}
 }
 
+// onepassListDecode decodes the list body in one onepass.Unmarshal.
+func onepassListDecode(tb testing.TB, body []byte) {
+	var l api.PodList
+	if err := onepass.Unmarshal(body, &l); err != nil {
+		tb.Fatal(err)
+	}
+	if len(l.Items) != listPods {
+		tb.Fatalf("decoded %d pods, want %d", len(l.Items), listPods)
+	}
+}
+
 func timeOnce(f func()) time.Duration {
 	start := time.Now()
 	f()
@@ -105,13 +147,18 @@ func timeOnce(f func()) time.Duration {
 // handler that counts; ns/op is from Run to the handler's 100,000th call.
 //
 //   - bare-decode: the yardstick, a single-goroutine json.Decoder loop.
+//   - bare-decode-2-goroutines: two goroutines, each a json.Decoder loop
+//     over half the stream: what a second core adds to decoding alone.
+//   - bare-onepass: a single-goroutine loop with the pipeline's decoder,
+//     onepass.Unmarshal (internal/onepass).
 //   - DeltaFIFO, RealFIFO: the informer with each queue.
 //   - DeltaFIFO-nohandler: no handler; done when the indexer holds the last
 //     event (polled every ms). The difference to DeltaFIFO is the cost of
 //     handler dispatch.
 //
 // x-bare is the pipeline's events/s ÷ the bare loop's: above 1 the
-// pipeline beats one goroutine decoding.
+// pipeline beats one goroutine decoding. x-onepass is the same against
+// bare-onepass: what the pipeline gains beyond its faster decoder.
 func BenchmarkWatchPipeline100k(b *testing.B) {
 	d := watchStream(b)
 	b.Run("bare-decode", func(b *testing.B) {
@@ -131,6 +178,19 @@ func BenchmarkWatchPipeline100k(b *testing.B) {
 		}
 		reportEvents(b, watchEvents)
 		b.ReportMetric(float64(bareWatchNs)/float64(b.Elapsed()/time.Duration(b.N)), "x-bare")
+	})
+	b.Run("bare-onepass", func(b *testing.B) {
+		b.SetBytes(int64(len(d.stream)))
+		b.ReportAllocs()
+		for b.Loop() {
+			onepassWatchDecode(b, d.stream)
+		}
+		onepassWatchNs = b.Elapsed() / time.Duration(b.N)
+		reportEvents(b, watchEvents)
+		if bareWatchNs == 0 {
+			bareWatchNs = timeOnce(func() { bareWatchDecode(b, d.stream) })
+		}
+		b.ReportMetric(float64(bareWatchNs)/float64(onepassWatchNs), "x-bare")
 	})
 	b.Run("DeltaFIFO", func(b *testing.B) { benchWatchPipeline(b, d, informer.DeltaFIFOQueue, true) })
 	b.Run("RealFIFO", func(b *testing.B) { benchWatchPipeline(b, d, informer.RealFIFOQueue, true) })
@@ -196,8 +256,12 @@ func benchWatchPipeline(b *testing.B, d *watchData, q informer.QueueKind, handle
 	if bareWatchNs == 0 {
 		bareWatchNs = timeOnce(func() { bareWatchDecode(b, d.stream) })
 	}
+	if onepassWatchNs == 0 {
+		onepassWatchNs = timeOnce(func() { onepassWatchDecode(b, d.stream) })
+	}
 	perOp := b.Elapsed() / time.Duration(b.N)
 	b.ReportMetric(float64(bareWatchNs)/float64(perOp), "x-bare")
+	b.ReportMetric(float64(onepassWatchNs)/float64(perOp), "x-onepass")
 }
 
 // waitFor polls f every millisecond.
@@ -277,6 +341,8 @@ func (s *peakSampler) Stop() (peak, live uint64) {
 // (polled every ms).
 //
 //   - bare-decode: the yardstick, json.Unmarshal of the same body.
+//   - bare-onepass: onepass.Unmarshal of the same body, the pipeline's
+//     decoder on one goroutine.
 //   - DeltaFIFO, RealFIFO: the informer with each queue.
 //
 // Custom metrics (the last iteration's):
@@ -296,6 +362,7 @@ func (s *peakSampler) Stop() (peak, live uint64) {
 //	kept-json-B/pod the JSON its type keeps (the decoded pod marshalled again)
 //	heap/kept-json  B/cached-pod ÷ kept-json-B/pod
 //	x-bare          bare decode time ÷ sync time (above 1: faster than bare)
+//	x-onepass       bare-onepass time ÷ sync time
 func BenchmarkListSync50k(b *testing.B) {
 	body := listBodyPods(b)
 	b.Run("bare-decode", func(b *testing.B) {
@@ -306,6 +373,19 @@ func BenchmarkListSync50k(b *testing.B) {
 		}
 		bareListNs = b.Elapsed() / time.Duration(b.N)
 		reportEvents(b, listPods)
+	})
+	b.Run("bare-onepass", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		for b.Loop() {
+			onepassListDecode(b, body)
+		}
+		onepassListNs = b.Elapsed() / time.Duration(b.N)
+		reportEvents(b, listPods)
+		if bareListNs == 0 {
+			bareListNs = timeOnce(func() { bareListDecode(b, body) })
+		}
+		b.ReportMetric(float64(bareListNs)/float64(onepassListNs), "x-bare")
 	})
 	b.Run("DeltaFIFO", func(b *testing.B) { benchListSync(b, body, informer.DeltaFIFOQueue) })
 	b.Run("RealFIFO", func(b *testing.B) { benchListSync(b, body, informer.RealFIFOQueue) })
@@ -351,8 +431,12 @@ func benchListSync(b *testing.B, body []byte, q informer.QueueKind) {
 	if bareListNs == 0 {
 		bareListNs = timeOnce(func() { bareListDecode(b, body) })
 	}
+	if onepassListNs == 0 {
+		onepassListNs = timeOnce(func() { onepassListDecode(b, body) })
+	}
 	perOp := b.Elapsed() / time.Duration(b.N)
 	b.ReportMetric(float64(bareListNs)/float64(perOp), "x-bare")
+	b.ReportMetric(float64(onepassListNs)/float64(perOp), "x-onepass")
 
 	tmpl := podTemplate(b)
 	obj := appendPod(nil, tmpl, 0, firstRV)

@@ -12,6 +12,7 @@ import (
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/indexer"
+	"github.com/kinformer/kinformer/internal/onepass"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/reflector"
 )
@@ -24,12 +25,18 @@ import (
 //	frame-cut      bufio.Reader.ReadSlice('\n') over the stream: the floor
 //	               of cutting frames (listwatch's own frameReader is in
 //	               listwatch's BenchmarkWatchDecode100kPods, with decode)
-//	decode         json.Unmarshal of each frame's object into a new api.Pod
+//	decode         onepass.Unmarshal of each frame's object into a new
+//	               api.Pod: the decoder listwatch uses
+//	decode-encoding-json
+//	               json.Unmarshal of the same: the decoder's yardstick
 //	decode-frame   json.Unmarshal of each whole frame into an event whose
 //	               object is an *api.Pod
-//	listwatch      a TypedClient watch over loopback HTTP, read to the end:
-//	               HTTP, frames, decode, the watcher's goroutine and channel
-//	reflector      a Reflector over the same watch into a Store that counts
+//	listwatch      a TypedClient watch over loopback HTTP, read to the end,
+//	               decoding on one goroutine (DecodeWorkers 1, so that
+//	               listwatch − decode is the rest of its work): HTTP,
+//	               frames, decode, the watcher's goroutine and channel
+//	reflector      a Reflector over the same watch (DecodeWorkers 1) into a
+//	               Store that counts
 //	DeltaFIFO-Add, DeltaFIFO-Pop, RealFIFO-Add, RealFIFO-Pop
 //	               100,000 decoded pods (10,000 keys) added, then popped
 //	               with a process func that does nothing; allocs/event
@@ -59,19 +66,24 @@ func BenchmarkStage(b *testing.B) {
 		}
 		reportEvents(b, watchEvents)
 	})
-	b.Run("decode", func(b *testing.B) {
-		b.SetBytes(int64(len(d.stream)))
-		b.ReportAllocs()
-		for b.Loop() {
-			for _, o := range d.objects {
-				p := new(api.Pod)
-				if err := json.Unmarshal(o, p); err != nil {
-					b.Fatal(err)
+	for _, dec := range []struct {
+		name      string
+		unmarshal func([]byte, any) error
+	}{{"decode", onepass.Unmarshal}, {"decode-encoding-json", json.Unmarshal}} {
+		b.Run(dec.name, func(b *testing.B) {
+			b.SetBytes(int64(len(d.stream)))
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, o := range d.objects {
+					p := new(api.Pod)
+					if err := dec.unmarshal(o, p); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
-		}
-		reportEvents(b, watchEvents)
-	})
+			reportEvents(b, watchEvents)
+		})
+	}
 	b.Run("decode-frame", func(b *testing.B) {
 		b.SetBytes(int64(len(d.stream)))
 		b.ReportAllocs()
@@ -88,7 +100,7 @@ func BenchmarkStage(b *testing.B) {
 	b.Run("listwatch", func(b *testing.B) {
 		srv := newServer(emptyList, d.frames)
 		defer srv.Close()
-		c, err := listwatch.NewClient(listwatch.Config{Server: srv.URL})
+		c, err := listwatch.NewClient(listwatch.Config{Server: srv.URL, DecodeWorkers: 1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -119,7 +131,7 @@ func BenchmarkStage(b *testing.B) {
 	b.Run("reflector", func(b *testing.B) {
 		srv := newServer(emptyList, d.frames)
 		defer srv.Close()
-		c, err := listwatch.NewClient(listwatch.Config{Server: srv.URL})
+		c, err := listwatch.NewClient(listwatch.Config{Server: srv.URL, DecodeWorkers: 1})
 		if err != nil {
 			b.Fatal(err)
 		}

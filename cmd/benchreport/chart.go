@@ -21,10 +21,12 @@ type stage struct {
 // stages of the watch pipeline, from the bench package's benchmarks.
 var stages = []stage{
 	{"bare json.Decoder loop (yardstick)", "BenchmarkWatchPipeline100k/bare-decode", "", "yardstick"},
+	{"bare onepass loop, one goroutine", "BenchmarkWatchPipeline100k/bare-onepass", "", "yardstick"},
 	{"informer pipeline, DeltaFIFO", "BenchmarkWatchPipeline100k/DeltaFIFO", "", "total"},
 	{"informer pipeline, RealFIFO", "BenchmarkWatchPipeline100k/RealFIFO", "", "total"},
 	{"frame cut (bufio floor)", "BenchmarkStage/frame-cut", "", "stage"},
-	{"JSON decode of the pod", "BenchmarkStage/decode", "", "stage"},
+	{"JSON decode of the pod, encoding/json", "BenchmarkStage/decode-encoding-json", "", "stage"},
+	{"JSON decode of the pod, onepass", "BenchmarkStage/decode", "", "stage"},
 	{"HTTP, frames, watcher goroutine (listwatch − decode)", "BenchmarkStage/listwatch", "BenchmarkStage/decode", "stage"},
 	{"reflector dispatch (reflector − listwatch)", "BenchmarkStage/reflector", "BenchmarkStage/listwatch", "stage"},
 	{"DeltaFIFO Add", "BenchmarkStage/DeltaFIFO-Add", "", "stage"},
