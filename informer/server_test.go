@@ -179,7 +179,7 @@ func TestInformer_SelectorTransitionDeletes(t *testing.T) {
 // deletes interleaved with dropped watches, outages that lose events, and
 // compactions, the cache equals the server's list, and every handler has
 // seen each object's versions in increasing order, its view ending equal to
-// the server's too. DESIGN.md "Nothing is lost"; "informer" notes §3 设计总结
+// the server's too (docs/faq.md: can events be lost). "informer" notes §3 设计总结
 // (the closing question: can list/watch lose events, and does it matter?).
 //
 // The writes run at full speed beside the informer, but each outage starts
