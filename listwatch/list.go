@@ -176,10 +176,14 @@ func decodeItemInto(list *ObjectList, wd *workerDecoder, raw []byte, r Resource,
 func decodeItem(wd *workerDecoder, raw []byte, r Resource) (api.Object, error) {
 	obj := r.New()
 	if err := decodeOneValue(wd, raw, obj); err != nil {
-		if uerr := json.Unmarshal(raw, r.New()); uerr != nil {
-			err = uerr // the error as json.Unmarshal says it
+		// Decode again, into a fresh object, with json.Unmarshal: its
+		// error is the one to report. (Were it to succeed where onepass
+		// failed, which FuzzUnmarshal has never found, its object is
+		// used: the item is not lost.)
+		obj = r.New()
+		if err := json.Unmarshal(raw, obj); err != nil {
+			return nil, err
 		}
-		return nil, err
 	}
 	r.decoded(obj)
 	return obj, nil
