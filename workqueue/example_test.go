@@ -126,11 +126,14 @@ func ExampleNewInMemoryMetrics() {
 
 	queue.Add("default/web-0")
 	queue.Add("default/web-1")
-	clk.Step(2 * time.Second) // both wait 2 s in the queue
+	clk.Step(300 * time.Millisecond) // both wait 300 ms in the queue
 	key, _ := queue.Get()
-	clk.Step(time.Second) // and the first takes 1 s to process
+	clk.Step(100 * time.Millisecond) // and the first takes 100 ms to process
 	queue.Done(key)
+	// The in-flight gauges (unfinished, longest) are set by a loop every
+	// 500 ms of the queue's clock, which has not ticked yet: 400 ms in
+	// all, so what they show does not depend on when that goroutine runs.
 	fmt.Print(metrics)
 	// Output:
-	// pods: depth=1 adds=2 retries=0 latency(avg)=2s work(avg)=1s unfinished=0s longest=0s
+	// pods: depth=1 adds=2 retries=0 latency(avg)=300ms work(avg)=100ms unfinished=0s longest=0s
 }
