@@ -25,10 +25,12 @@
 //
 // What it does not do itself it leaves to encoding/json: a value of a rare
 // kind ([]byte, json.Number, arrays, an encoding.TextUnmarshaler, an empty
-// interface to be filled with maps and slices) is cut out and passed to
-// json.Unmarshal; a type whose fields need encoding/json's subtler rules
-// (clashing names, embedded pointers, the ",string" option) is decoded by
-// json.Unmarshal as a whole.
+// interface to be filled with maps and slices, an interface holding a
+// pointer that cannot be decoded through, a named pointer type to a type
+// with decoding methods) is cut out and passed to json.Unmarshal; a type
+// whose fields need encoding/json's subtler rules (clashing names, embedded
+// pointers, the ",string" option, a tagged unexported embedded struct with
+// decoding methods) is decoded by json.Unmarshal as a whole.
 //
 // When it returns an error, the value may hold part of the input, and the
 // error is not worded as encoding/json's. A caller that wants
@@ -228,12 +230,19 @@ func (d *decodeState) delegate(v reflect.Value) error {
 // intoInterface decodes into an interface. One that holds a non-nil
 // pointer is decoded through, as encoding/json does: this is how a watch
 // frame's "object" is decoded straight into the watched type. Anything
-// else (a nil interface filled with maps, slices and float64s, or a null)
-// is left to encoding/json.
+// else is left to encoding/json: a nil interface (filled with maps,
+// slices and float64s), a null, and a pointer that cannot be decoded
+// through without its address (the value in an interface has none) or
+// that points at an interface (which may point back at this one: encoding/json
+// checks for that loop).
 func (d *decodeState) intoInterface(v reflect.Value, c byte) error {
 	if !v.IsNil() && c != 'n' {
 		if e := v.Elem(); e.Kind() == reflect.Pointer && !e.IsNil() {
-			if p := planFor(e.Type()); p != nil {
+			p := planFor(e.Type())
+			switch {
+			case p == nil:
+			case p.kind == kindPointerUnmarshaler,
+				p.kind == kindPointer && p.elem.kind != kindInterface:
 				return d.value(e, p)
 			}
 		}

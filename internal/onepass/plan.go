@@ -147,6 +147,11 @@ func (b *planBuilder) fill(p *plan) {
 			p.kind = kindPointerUnmarshaler
 		case t.Implements(textUnmarshalerType):
 			p.kind = b.delegate(t)
+		case t.Name() != "" && decodesItself(t.Elem()):
+			// A named pointer type (type P *T) has no methods, and
+			// encoding/json, having followed it, decodes the T as a plain
+			// value, never calling T's methods; T's plan would call them.
+			p.kind = b.delegate(t)
 		default:
 			p.kind, p.elem = kindPointer, b.plan(t.Elem())
 		}
@@ -168,6 +173,13 @@ func (b *planBuilder) fill(p *plan) {
 	default: // arrays, complex numbers, channels, functions
 		p.kind = b.delegate(t)
 	}
+}
+
+// decodesItself reports whether encoding/json would hand a value of type
+// t, reached by address, to its UnmarshalJSON or UnmarshalText method.
+func decodesItself(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return pt.Implements(unmarshalerType) || pt.Implements(textUnmarshalerType)
 }
 
 // delegate returns kindDelegate for t, unless handing a *t to encoding/json
@@ -266,6 +278,12 @@ func (b *planBuilder) addFields(p *plan, t reflect.Type, prefix []int) {
 		}
 		if name == "" {
 			name = sf.Name
+		}
+		if sf.Anonymous && !sf.IsExported() && decodesItself(ft) {
+			// A tagged, unexported embedded struct is a field that
+			// reflection reaches read-only: encoding/json cannot call its
+			// methods and decodes its fields instead. Left to encoding/json.
+			b.unsupported = true
 		}
 		p.fields = append(p.fields, field{name: name, index: index, plan: b.plan(ft)})
 	}
