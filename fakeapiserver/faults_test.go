@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -81,23 +82,74 @@ func TestFault_WriteGarbage(t *testing.T) {
 	require.Equal(t, "{not json\n", f.raw)
 }
 
-// DropEvents hides chosen changes from the watches open at the time; the
-// store still has them. A client that misses a delete this way keeps a
-// stale object until it relists: the one way an informer gets a
-// DeletedFinalStateUnknown tombstone.
-func TestFault_DropEventsHidesChangesFromOpenWatches(t *testing.T) {
-	e := newEnv(t, Options{})
-	e.createPod("default", "doomed", nil)
-	ws := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=" + e.srv.ResourceVersion())
-	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 1 }, 5*time.Second, time.Millisecond)
-	e.srv.DropEvents(func(ev Event) bool { return ev.Name == "doomed" })
-	_, err := e.srv.Delete("pods", "default", "doomed")
-	require.NoError(t, err)
-	e.srv.DropEvents(nil)
-	after := e.createPod("default", "after", nil)
-	require.Equal(t, "ADDED after@"+after.ResourceVersion, ws.next().summary(t), "the delete never reached the watch")
-	names, _ := e.listNames("/api/v1/namespaces/default/pods")
-	require.Equal(t, []string{"after"}, names, "but the store has it")
+// A drop fault must never leave a watch open past a hole. The promise every
+// informer relies on is that a watch from version R delivers every matching
+// change after R, in order, or ends. Here the open watch misses the delete
+// of "doomed", then "after" is created; whichever way the drop ends, the
+// watch must not go on to deliver "after" (its client's resourceVersion
+// would move past the hole, a later resume would be accepted, and "doomed"
+// would stay in its cache for good). It goes deaf at the hole and ends with
+// one 410 Expired ERROR frame, so its client relists, and the store still
+// has everything. (Before this rule the stream went on: ADDED after@7.)
+// Article: "informer" notes §3 设计总结, the closing question (can list/watch
+// lose events, and does it matter?).
+func TestFault_DroppedEventNeverLeavesAHole(t *testing.T) {
+	cases := []struct {
+		name string
+		drop func(e *env) // starts a drop that hides doomed's events
+		end  func(e *env) // ends it, or not (nil)
+		then func(e *env) // after "after" is created
+	}{
+		{"DropEvents(nil) ends the drop",
+			func(e *env) { e.srv.DropEvents(func(ev Event) bool { return ev.Name == "doomed" }) },
+			func(e *env) { e.srv.DropEvents(nil) }, nil},
+		{"ResetFaults ends the drop",
+			func(e *env) { e.srv.DropEvents(func(ev Event) bool { return ev.Name == "doomed" }) },
+			func(e *env) { e.srv.ResetFaults() }, nil},
+		{"a count-limited drop ends with its last event",
+			func(e *env) { e.fault("/faults/drop?resource=pods&name=doomed&count=1") },
+			nil, nil},
+		{"CloseWatches while the drop is still on",
+			func(e *env) { e.srv.DropEvents(func(ev Event) bool { return ev.Name == "doomed" }) },
+			nil, func(e *env) { e.srv.CloseWatches() }},
+		{"compact, then close, drop still on",
+			func(e *env) { e.srv.DropEvents(func(ev Event) bool { return ev.Name == "doomed" }) },
+			nil, func(e *env) { e.srv.CompactHistory(); e.srv.CloseWatches() }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t, Options{Faults: true})
+			doomed := e.createPod("default", "doomed", nil)
+			ws := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=" + doomed.ResourceVersion)
+			require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 1 }, 5*time.Second, time.Millisecond)
+			t.Logf("client: watching pods from rv %s", doomed.ResourceVersion)
+			c.drop(e)
+			_, err := e.srv.Delete("pods", "default", "doomed")
+			require.NoError(t, err)
+			t.Logf("server: deleted doomed at rv %s; its events are hidden from the open watch", e.srv.ResourceVersion())
+			if c.end != nil {
+				c.end(e)
+			}
+			after := e.createPod("default", "after", nil)
+			t.Logf("server: created after at rv %s", after.ResourceVersion)
+			if c.then != nil {
+				c.then(e)
+			}
+
+			f := ws.next()
+			require.Equal(t, api.Error, f.Type, "the watch missed doomed's delete, so it must not go on (%s)", f.raw)
+			var st api.Status
+			require.NoError(t, json.Unmarshal(f.Object, &st))
+			require.Equal(t, int32(http.StatusGone), st.Code, "410 Expired: the client relists rather than resumes")
+			require.Equal(t, api.StatusReasonExpired, st.Reason)
+			t.Logf("client: ERROR %d %s: %s", st.Code, st.Reason, st.Message)
+			require.Empty(t, ws.ended(), "nothing after the ERROR")
+
+			names, _ := e.listNames("/api/v1/namespaces/default/pods")
+			require.Equal(t, []string{"after"}, names, "the relist the client makes has the truth")
+			t.Logf("client: relists: %v", names)
+		})
+	}
 }
 
 // Close ends every watch and refuses further API requests.
