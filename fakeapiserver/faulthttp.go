@@ -26,6 +26,7 @@ import (
 //	POST /faults/compact             CompactHistory
 //	POST /faults/close-watches       CloseWatches
 //	POST /faults/drop?resource=pods&namespace=default&name=web-1&type=DELETED&count=1
+//	POST /faults/outage?d=1s         Outage
 //	POST /faults/fail?code=429&count=5&retryAfter=2&verb=watch&resource=pods
 //	POST /faults/garbage[?frame=...] WriteGarbage
 //	POST /faults/delay?d=2s          SetWatchDelay (0 turns it off)
@@ -76,9 +77,24 @@ var faultEndpoints = []faultEndpoint{
 			return fmt.Sprintf("closed every watch (%d open)", n), nil
 		}},
 	{Method: "POST", Path: "/faults/drop", Params: "resource, namespace, name, type (ADDED, MODIFIED, DELETED): which events (empty: any); count (default 1)",
-		Does: "hides the next count matching events from the watches open when they happen (they are still stored, listed and kept in history); replaces an earlier drop",
-		Then: "the client misses them until its next relist; a missed delete comes back from that relist as a DeletedFinalStateUnknown tombstone",
+		Does: "hides the next count matching events from the watches open when they happen (they are still stored, listed and kept in history); a watch that misses one goes deaf (sends nothing more, so never a stream with a hole), and when the drop ends (its count reached, /faults/reset, or a new drop) every deaf watch ends with 410 Expired",
+		Then: "the client's cache is stale while its watch is deaf, then it relists; a missed delete comes back from that relist as a DeletedFinalStateUnknown tombstone",
 		run:  (*Server).faultDrop},
+	{Method: "POST", Path: "/faults/outage", Params: "d: how long it lasts, a duration (default 1s)",
+		Does: "a network outage as one fault: for d every event is hidden from the open watches (each goes deaf at the first it misses), then the history is compacted and every watch ends, the deaf ones with 410 Expired",
+		Then: "every reflector relists (410 Expired) and its Replace repairs what it missed: a missed delete comes back as a DeletedFinalStateUnknown tombstone",
+		run: func(s *Server, q url.Values) (string, *api.Status) {
+			d := time.Second
+			if v := q.Get("d"); v != "" {
+				var err error
+				if d, err = time.ParseDuration(v); err != nil || d < 0 {
+					return "", errBadRequest("d must be a duration such as 500ms or 2s (got %q)", v)
+				}
+			}
+			n := s.openWatchCount()
+			s.Outage(d)
+			return fmt.Sprintf("an outage of %s began: the %d open watch(es) hear nothing more; then the history is compacted and every watch ends", d, n), nil
+		}},
 	{Method: "POST", Path: "/faults/fail", Params: "code (500, 429, 503, 504 or 410; default 500), count (default 1), retryAfter (seconds or a duration), verb (list, watch, get, create, ...), resource (pods, ...)",
 		Does: "makes the next count matching requests fail with code (429 with Retry-After); faults queue up",
 		Then: "a reflector backs off and retries (waiting Retry-After on a 429); a failed watch is retried from the same resourceVersion, a 410 relists",
@@ -136,7 +152,7 @@ func (s *Server) ResetFaults() {
 	s.faults.queue, s.faults.delay = nil, 0
 	s.faults.mu.Unlock()
 	s.store.mu.Lock()
-	s.store.dropEvent = nil
+	s.store.endDropLocked() // every deaf watch ends now, with 410 Expired
 	s.store.mu.Unlock()
 }
 
@@ -271,15 +287,10 @@ func (s *Server) faultDrop(q url.Values) (string, *api.Status) {
 	if st != nil {
 		return "", st
 	}
-	left := count // read and written under the store's lock, where drop runs
-	s.DropEvents(func(ev Event) bool {
-		if left <= 0 || (res != "" && ev.Resource != res) || (ns != "" && ev.Namespace != ns) ||
-			(name != "" && ev.Name != name) || (typ != "" && ev.Type != typ) {
-			return false
-		}
-		left--
-		return true
-	})
+	s.dropEvents(func(ev Event) bool {
+		return (res == "" || ev.Resource == res) && (ns == "" || ev.Namespace == ns) &&
+			(name == "" || ev.Name == name) && (typ == "" || ev.Type == typ)
+	}, count)
 	which := "event(s)"
 	if typ != "" {
 		which = string(typ) + " " + which

@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -109,15 +110,21 @@ func (s *Server) CompactHistory() {
 	s.store.compactLocked()
 }
 
-// CloseWatches ends every open watch cleanly, as a load balancer or an API
-// server restart would. Clients resume from their last resourceVersion.
+// CloseWatches ends every open watch, as a load balancer or an API server
+// restart would. A watch that is whole ends cleanly, and its client resumes
+// from its last resourceVersion; a deaf one (it missed an event a drop fault
+// hid) ends with a 410 Expired ERROR frame, so its client relists.
 func (s *Server) CloseWatches() {
 	s.store.mu.Lock()
 	defer s.store.mu.Unlock()
 	if s.tracer.On() {
 		s.tracer.Event("fault: close every watch")
 	}
-	for _, ws := range s.store.watchers {
+	s.store.closeWatchesLocked()
+}
+
+func (st *store) closeWatchesLocked() {
+	for _, ws := range st.watchers {
 		for w := range ws {
 			w.stopLocked()
 		}
@@ -163,17 +170,169 @@ func (ev *event) public() Event {
 		ResourceVersion: strconv.FormatUint(ev.rv, 10)}
 }
 
+// Dropping events, and the one rule it must keep.
+//
+// Every informer relies on one promise of the watch: a watch from version R
+// delivers every matching change after R, in order, or it ends. A stream
+// with a hole in it (9000, then 9209, with 9098 and 9148 missing) is
+// invisible to the client: its resourceVersion moves past the hole, a later
+// resume from there is accepted, and the keys the hole held stay stale in
+// its cache for good, while it reports itself synced. A real kube-apiserver
+// never sends such a stream: a watcher that falls behind is closed, and the
+// client resumes from the last version it saw (or, if that is compacted
+// away, gets 410 Expired and relists).
+//
+// So the drop fault hides events without ever making a hole:
+//
+//   - a watch that would have delivered a hidden event goes deaf at that
+//     event: it sends nothing more, neither later events nor bookmarks
+//     (whose version would jump the hole), and its client's cache is stale
+//     for as long as the drop lasts: that is the missed-event lesson;
+//   - when the drop ends (DropEvents(nil), /faults/reset, a drop that
+//     replaces it, or the last of a count-limited drop's events), every
+//     deaf watch ends with one ERROR frame carrying 410 Expired, in the
+//     same critical section: the client relists, and the relist's Replace
+//     repairs what it missed (a missed delete comes back as a
+//     DeletedFinalStateUnknown tombstone);
+//   - a deaf watch that ends any other way (CloseWatches, its
+//     timeoutSeconds) ends with the same 410.
+//
+// Watches opened while a drop is on start whole: they replay from history
+// (which keeps every hidden event) and go deaf only at the next event they
+// miss. TestFault_DroppedEventNeverLeavesAHole pins the rule.
+
+// eventDrop is a drop fault: which events it hides, and how many more.
+type eventDrop struct {
+	match func(Event) bool
+	left  int // events still to hide; 0: no limit
+}
+
+// take reports whether ev is hidden, counting it.
+func (d *eventDrop) take(ev *event) bool {
+	return d.match(ev.public())
+}
+
 // DropEvents makes every change for which drop returns true invisible to the
 // watches open when it happens (it is still stored, listed and kept in
-// history). That is how a client misses a delete, the only way its informer
-// ends up with a DeletedFinalStateUnknown tombstone after the next relist.
-// nil stops dropping. drop runs under the server's lock: keep it quick and
-// do not call the server from it.
+// history). Each watch that misses one goes deaf: it sends nothing more
+// until the drop ends, and then it ends with 410 Expired, so its client
+// relists (see "Dropping events" above). That is how a client misses a
+// delete, the only way its informer ends up with a DeletedFinalStateUnknown
+// tombstone after the relist. nil ends the drop. drop runs under the
+// server's lock: keep it quick and do not call the server from it.
 func (s *Server) DropEvents(drop func(Event) bool) {
+	s.dropEvents(drop, 0)
+}
+
+// dropEvents starts a drop that hides at most count events (0: no limit);
+// a nil match ends the drop. Either way an earlier drop ends first.
+func (s *Server) dropEvents(match func(Event) bool, count int) {
 	s.store.mu.Lock()
 	defer s.store.mu.Unlock()
-	s.store.dropEvent = drop
-	if s.tracer.On() {
-		s.tracer.Event("fault: drop events", slog.Bool("on", drop != nil))
+	s.store.endDropLocked()
+	if match != nil {
+		s.store.drop = &eventDrop{match: match, left: count}
 	}
+	if s.tracer.On() {
+		s.tracer.Event("fault: drop events", slog.Bool("on", match != nil), trace.Count(count))
+	}
+}
+
+// hideLocked hides a committed event from the open watches: each watch that
+// would have delivered it goes deaf at it. A count-limited drop ends with
+// its last event.
+func (st *store) hideLocked(ev *event) {
+	if st.tracer.On() {
+		st.tracer.Warn("event dropped (fault)", trace.Type(string(ev.typ)), trace.Key(ev.obj.key), trace.RV(strconv.FormatUint(ev.rv, 10)))
+	}
+	for w := range st.watchers[ev.res] {
+		if w.stopped || w.missed != 0 {
+			continue
+		}
+		if _, ok := w.itemFor(ev, nil); ok {
+			w.missed = ev.rv
+			if st.tracer.On() {
+				st.tracer.Warn("watch deaf", slog.Uint64(trace.KeyWatch, w.id), trace.RV(strconv.FormatUint(ev.rv, 10)),
+					trace.Reason("it missed this event: it sends nothing more, and ends with 410 Expired when the drop ends"))
+			}
+		}
+	}
+	if d := st.drop; d.left > 0 {
+		if d.left--; d.left == 0 {
+			st.endDropLocked()
+		}
+	}
+}
+
+// endDropLocked ends the drop fault, if one is on: every deaf watch ends
+// now, with 410 Expired, before any later event can be committed.
+func (st *store) endDropLocked() {
+	if st.drop == nil {
+		return
+	}
+	st.drop = nil
+	for _, ws := range st.watchers {
+		for w := range ws {
+			if w.missed != 0 {
+				w.stopLocked()
+			}
+		}
+	}
+}
+
+// deafStatus is the 410 a deaf watch ends with; nil for a whole one.
+func (s *Server) deafStatus(w *watcher) *api.Status {
+	s.store.mu.RLock()
+	missed := w.missed
+	s.store.mu.RUnlock()
+	if missed == 0 {
+		return nil
+	}
+	return errExpired(fmt.Sprintf("the watch missed the event at resourceVersion %d (hidden by a drop fault) and cannot go on without a hole: relist", missed))
+}
+
+// Outage is a network outage as one fault, the way a client lives through
+// it: for d, measured on the server's clock, every event is hidden from the
+// open watches (their connections are silently dead: each watch goes deaf
+// at the first event it misses); then, in one critical section, the history
+// is compacted (by the time the clients come back, what they would resume
+// from is gone), every watch ends (a deaf one with 410 Expired) and the
+// drop ends. Every client relists or resumes at a version nothing is
+// missing after; none is left past a hole, however the writes interleave.
+// Outage returns at once; a second outage, or any drop, replaces the first
+// one's drop, but the first still compacts and closes when its time is up.
+func (s *Server) Outage(d time.Duration) {
+	drop := &eventDrop{match: func(Event) bool { return true }}
+	s.store.mu.Lock()
+	s.store.endDropLocked()
+	s.store.drop = drop
+	s.store.mu.Unlock()
+	if s.tracer.On() {
+		s.tracer.Event("fault: outage", trace.Delay(d))
+	}
+	end := func() {
+		s.store.mu.Lock()
+		defer s.store.mu.Unlock()
+		s.store.compactLocked()
+		s.store.closeWatchesLocked()
+		if s.store.drop == drop {
+			s.store.drop = nil
+		}
+		if s.tracer.On() {
+			s.tracer.Event("fault: outage over", trace.Reason("history compacted, every watch closed (the deaf ones with 410 Expired)"))
+		}
+	}
+	if d <= 0 {
+		end()
+		return
+	}
+	timer := s.clock.NewTimer(d)
+	go func() {
+		defer timer.Stop()
+		select {
+		case <-timer.C():
+			end()
+		case <-s.closed:
+		}
+	}()
 }

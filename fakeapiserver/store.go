@@ -51,7 +51,9 @@ type store struct {
 	compacted uint64 // every event with rv > compacted is still in history
 	watchers  map[*resource]map[*watcher]struct{}
 	rvChanged chan struct{} // closed and replaced on every commit
-	dropEvent func(Event) bool
+	// drop, while a drop fault is on, hides matching events from the
+	// watches open when they happen (faults.go).
+	drop *eventDrop
 	// crdChanged keeps served in step with a created or changed CRD
 	// (Server.crdChangingLocked).
 	crdChanged func(*event)
@@ -192,13 +194,13 @@ func (s *store) commitLocked(ev *event) {
 	if s.tracer.On() {
 		s.tracer.Event("commit", trace.Type(string(ev.typ)), trace.Resource(ev.res.Name), trace.Key(ev.obj.key), trace.RV(strconv.FormatUint(ev.rv, 10)))
 	}
-	if s.dropEvent == nil || !s.dropEvent(ev.public()) {
+	if s.drop == nil || !s.drop.take(ev) {
 		fo := fanOut{ev: ev} // what the watchers can share of the event (watch.go)
 		for w := range s.watchers[ev.res] {
 			w.deliverLocked(ev, &fo, s.tracer)
 		}
-	} else if s.tracer.On() {
-		s.tracer.Warn("event dropped (fault)", trace.Type(string(ev.typ)), trace.Key(ev.obj.key), trace.RV(strconv.FormatUint(ev.rv, 10)))
+	} else {
+		s.hideLocked(ev) // faults.go: every watch that would have seen it goes deaf
 	}
 	close(s.rvChanged)
 	s.rvChanged = make(chan struct{})

@@ -54,6 +54,11 @@ type watcher struct {
 	ch      chan watchItem
 	stop    chan struct{} // closed when the server ends this watch
 	stopped bool          // guarded by the store's lock
+	// missed is the version of the first event a drop fault hid from this
+	// watch (0: none). From then on it is deaf: it sends nothing more, and
+	// it ends with 410 Expired (faults.go, "Dropping events"). Guarded by
+	// the store's lock.
+	missed uint64
 }
 
 // watchItem is one frame to send: an event, or (fault injection) garbage.
@@ -225,8 +230,8 @@ func (w *watcher) itemFor(ev *event, fo *fanOut) (watchItem, bool) {
 // deliverLocked hands a committed event to the watcher without blocking;
 // fo shares its frame with the event's other watchers.
 func (w *watcher) deliverLocked(ev *event, fo *fanOut, t *trace.Tracer) {
-	if w.stopped {
-		return
+	if w.stopped || w.missed != 0 {
+		return // a deaf watch sends nothing past its hole
 	}
 	it, ok := w.itemFor(ev, fo)
 	if !ok {
@@ -422,6 +427,10 @@ func (s *Server) streamEvents(req *http.Request, sw *streamWriter, wt *watcher, 
 						return "client gone"
 					}
 				default:
+					if st := s.deafStatus(wt); st != nil {
+						sw.writeError(st)
+						return "closed by the server, deaf: 410 Expired"
+					}
 					return "closed by the server"
 				}
 			}
@@ -430,6 +439,10 @@ func (s *Server) streamEvents(req *http.Request, sw *streamWriter, wt *watcher, 
 				return "client gone"
 			}
 		case <-timer.C():
+			if st := s.deafStatus(wt); st != nil {
+				sw.writeError(st)
+				return "timeoutSeconds reached, deaf: 410 Expired"
+			}
 			if opts.allowBookmarks {
 				s.bookmark(sw, wt)
 			}
@@ -449,12 +462,15 @@ func (s *Server) streamEvents(req *http.Request, sw *streamWriter, wt *watcher, 
 // that is what makes resuming from a bookmark's version lose nothing.
 func (s *Server) bookmark(sw *streamWriter, wt *watcher) bool {
 	s.store.mu.RLock()
-	rv, queued := s.store.rv, len(wt.ch)
+	rv, queued, deaf := s.store.rv, len(wt.ch), wt.missed != 0
 	s.store.mu.RUnlock()
 	for range queued {
 		if !sw.write(<-wt.ch) {
 			return false
 		}
+	}
+	if deaf {
+		return true // its version would jump the hole (faults.go)
 	}
 	if rv <= sw.startRV {
 		return true
