@@ -53,7 +53,7 @@ func TestFaultEndpoints_ListAndMistakes(t *testing.T) {
 		assert.NotEmpty(t, it.Does)
 		assert.NotEmpty(t, it.Then)
 	}
-	assert.Equal(t, []string{"/faults/compact", "/faults/close-watches", "/faults/drop", "/faults/fail",
+	assert.Equal(t, []string{"/faults/compact", "/faults/close-watches", "/faults/drop", "/faults/outage", "/faults/fail",
 		"/faults/garbage", "/faults/delay", "/faults/restart", "/faults/reset"}, paths)
 
 	assert.Equal(t, http.StatusMethodNotAllowed, e.get("/faults/compact").code)
@@ -128,19 +128,28 @@ func TestFaultEndpoints_Fail(t *testing.T) {
 	}
 }
 
-// drop: the next matching event does not reach the open watches; the ones
-// after it do.
+// drop: the next matching event does not reach the open watches. A watch
+// that misses it cannot go on without a hole: with the count used up the
+// drop is over, and that watch ends with 410 Expired. A watch of other
+// objects, which missed nothing, goes on; a new watch from the old version
+// replays everything, the hidden event included.
 func TestFaultEndpoints_Drop(t *testing.T) {
 	e := newEnv(t, Options{Faults: true})
 	ws := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=3")
-	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 1 }, 5*time.Second, time.Millisecond)
+	other := e.watch("/api/v1/namespaces/kube-system/pods?watch=true&resourceVersion=3")
+	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 2 }, 5*time.Second, time.Millisecond)
 	res := e.fault("/faults/drop?resource=pods&namespace=default&name=web-1&count=1")
 	assert.Equal(t, "the next 1 event(s) of pods default/web-1 will not reach the open watches", res.Did)
-	e.createPod("default", "web-1", nil) // dropped
+	e.createPod("default", "web-1", nil) // dropped: ws goes deaf, and ends
 	e.createPod("default", "web-2", nil)
-	_, err := e.srv.Delete("pods", "default", "web-1") // the count is used up: delivered
-	require.NoError(t, err)
-	assert.Equal(t, []string{"ADDED web-2@5", "MODIFIED web-1@6", "DELETED web-1@7"}, ws.nextN(3))
+	e.createPod("kube-system", "sys", nil)
+	f := ws.next()
+	require.Equal(t, api.Error, f.Type, f.raw)
+	require.Contains(t, f.raw, `"code":410`)
+	require.Empty(t, ws.ended())
+	assert.Equal(t, "ADDED sys@6", other.next().summary(t), "a watch that missed nothing goes on")
+	again := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=3")
+	assert.Equal(t, []string{"ADDED web-1@4", "ADDED web-2@5"}, again.nextN(2), "history kept the hidden event")
 }
 
 // garbage, delay, reset and restart.

@@ -211,6 +211,25 @@ func (s *Server) OpenWatches(resource string) int {
 	return 0
 }
 
+// DeafWatches is how many open watches of resource are deaf: they missed an
+// event a drop fault hid, send nothing more, and end with 410 Expired when
+// the drop ends (faults.go, "Dropping events").
+func (s *Server) DeafWatches(resource string) int {
+	s.store.mu.RLock()
+	defer s.store.mu.RUnlock()
+	n := 0
+	for r, ws := range s.store.watchers {
+		if r.Name == resource {
+			for w := range ws {
+				if w.missed != 0 && !w.stopped {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
 func (s *Server) now() string {
 	return s.clock.Now().UTC().Format(time.RFC3339)
 }

@@ -61,8 +61,11 @@ done
 
 "$DRIVER" --port="$port" --allowed-ips=127.0.0.1 >"$work/chromedriver.log" 2>&1 &
 driver_pid=$!
-for _ in $(seq 1 100); do
+# Up to 60 s: a busy 2-core machine can be slow to start it; the loop ends as
+# soon as it answers.
+for _ in $(seq 1 600); do
   if curl -fsS "http://127.0.0.1:$port/status" 2>/dev/null | grep -q '"ready": *true'; then break; fi
+  kill -0 "$driver_pid" 2>/dev/null || break
   sleep 0.1
 done
 curl -fsS "http://127.0.0.1:$port/status" >/dev/null 2>&1 || { echo "browser-test: chromedriver did not start:" >&2; cat "$work/chromedriver.log" >&2; exit 1; }

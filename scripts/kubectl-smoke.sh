@@ -25,17 +25,35 @@ trap cleanup EXIT
 
 go build -o "$work/fakeapiserver" ./cmd/fakeapiserver
 
-# start_server LOGFILE ARGS...: starts the server and sets URL.
-start_server() {
-  local log=$1; shift
-  "$work/fakeapiserver" --addr 127.0.0.1:0 "$@" >"$log" 2>&1 &
-  pids+=($!)
-  for _ in $(seq 1 100); do
-    URL=$(sed -n 's/.*listening.* url=\(https\{0,1\}:[^ ]*\).*/\1/p' "$log" | head -1)
-    [ -n "$URL" ] && return 0
+# wait_for FILE PATTERN [SECONDS]: polls FILE (which may not exist yet) until
+# a line matches PATTERN (grep -E); false after SECONDS (default 60). A busy
+# 2-core machine can take seconds to start a process, so the deadline is
+# generous and the wait ends as soon as the line is there.
+wait_for() {
+  local file=$1 pattern=$2 secs=${3:-60} i
+  for ((i = 0; i < secs * 10; i++)); do
+    grep -qE -- "$pattern" "$file" 2>/dev/null && return 0
     sleep 0.1
   done
-  echo "kubectl-smoke: server did not start:" >&2; cat "$log" >&2; exit 1
+  return 1
+}
+
+# start_server LOGFILE ARGS...: starts the server and sets URL. The log is
+# created here, before the server starts, so reading it never races the
+# background process's redirection (a cold first run once failed with
+# "sed: can't read .../server-token.log").
+start_server() {
+  local log=$1; shift
+  : >"$log"
+  "$work/fakeapiserver" --addr 127.0.0.1:0 "$@" >"$log" 2>&1 &
+  local pid=$!
+  pids+=($pid)
+  if wait_for "$log" 'listening.* url=https?:'; then
+    URL=$(sed -n 's/.*listening.* url=\(https\{0,1\}:[^ ]*\).*/\1/p' "$log" | head -1)
+    return 0
+  fi
+  kill -0 "$pid" 2>/dev/null || echo "kubectl-smoke: the server exited" >&2
+  echo "kubectl-smoke: server did not start within 60s:" >&2; cat "$log" >&2; exit 1
 }
 
 pass=0
@@ -68,7 +86,7 @@ YAML
 # kubectl get -w in the background, while objects change.
 kubectl --server "$URL" get pods -w >"$work/watch.out" 2>&1 &
 wpid=$!; pids+=($wpid)
-for _ in $(seq 1 50); do grep -q seed-2 "$work/watch.out" 2>/dev/null && break; sleep 0.1; done
+wait_for "$work/watch.out" '^seed-2 ' || { echo "kubectl-smoke: kubectl get pods -w printed no list:"; cat "$work/watch.out"; exit 1; }
 
 check "kubectl create -f (default validation)" "$(k create -f "$work/pod.yaml")" '^pod/yaml-pod created'
 check "kubectl create -f again (409)"  "$(k create -f "$work/pod.yaml" || true)" 'AlreadyExists.*pods "yaml-pod" already exists'
@@ -99,7 +117,7 @@ check "kubectl create configmap (protobuf: 415)" "$(k create configmap cfg --fro
 check "kubectl get configmaps"       "$(k create -f - <<<'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg"},"data":{"a":"b"}}' && k get cm)" '^cfg +1 +'
 check "kubectl delete namespace default (403)" "$(k delete ns default || true)" 'Forbidden'
 
-for _ in $(seq 1 50); do grep -q 'yaml-pod' "$work/watch.out" && grep -q 'seed-2.*Terminating' "$work/watch.out" && break; sleep 0.1; done
+wait_for "$work/watch.out" '^yaml-pod ' && wait_for "$work/watch.out" '^seed-2 .*Terminating' || true
 check "kubectl get pods -w saw the create"  "$(cat "$work/watch.out")" '^yaml-pod +0/1 +Pending'
 check "kubectl get pods -w saw the delete"  "$(cat "$work/watch.out")" '^seed-2 +0/1 +Terminating'
 
@@ -110,10 +128,11 @@ check "curl list (pretty, as for curl)" "$list" '^  "kind": "PodList",'
 rv=$(sed -n 's/^    "resourceVersion": "\([0-9]*\)".*/\1/p' <<<"$list" | head -1)
 curl -sN "$URL/api/v1/namespaces/default/pods?watch=true&resourceVersion=$rv" >"$work/curl-watch.out" &
 pids+=($!)
-sleep 0.3
+# The watch starts at the list's version, so it replays these two changes
+# whenever curl connects: no need to wait for it first.
 k label pod seed-0 touched=yes >/dev/null
 k delete pod seed-1 >/dev/null
-for _ in $(seq 1 50); do grep -q '"type":"DELETED"' "$work/curl-watch.out" && break; sleep 0.1; done
+wait_for "$work/curl-watch.out" '"type":"DELETED"' || true
 check "curl watch from the list's resourceVersion" "$(cat "$work/curl-watch.out")" '^\{"type":"MODIFIED","object":\{"kind":"Pod".*"name":"seed-0"'
 check "curl watch sees DELETED"      "$(cat "$work/curl-watch.out")" '^\{"type":"DELETED","object":\{"kind":"Pod".*"name":"seed-1"'
 
@@ -151,15 +170,15 @@ check "kubectl get widgets"           "$(k get widgets)"                  '^w1 +
 check "kubectl get wd w1 -o yaml"     "$(k get wd w1 -o yaml)"            '^  size: small$'
 kubectl --server "$URL" get widgets -w --request-timeout=30s >"$work/widgets-watch.out" 2>&1 &
 wwpid=$!; pids+=($wwpid)
-for _ in $(seq 1 50); do grep -q '^w1 ' "$work/widgets-watch.out" 2>/dev/null && break; sleep 0.1; done
+wait_for "$work/widgets-watch.out" '^w1 ' || true
 check "kubectl patch widget (merge)"  "$(k patch widget w1 --type merge -p '{"spec":{"size":"large"}}')" 'widget.demo.kinformer.io/w1 patched'
 check "kubectl patch widget (strategic): 415" "$(k patch widget w1 -p '{"spec":{"size":"x"}}' || true)" 'application/merge-patch\+json'
-for _ in $(seq 1 50); do grep -q '^w1 .*large' "$work/widgets-watch.out" 2>/dev/null && break; sleep 0.1; done
+wait_for "$work/widgets-watch.out" '^w1 .*large' || true
 check "kubectl get widgets -w sees the change" "$(cat "$work/widgets-watch.out")" '^w1 +large '
 check "kubectl delete widget"         "$(k delete widget w1)"             'widget.demo.kinformer.io "w1" deleted'
 check "kubectl apply -f widget.yaml again" "$(k apply -f "$work/widget.yaml")" 'created'
 check "kubectl delete crd"            "$(k delete crd widgets.demo.kinformer.io)" 'customresourcedefinition.apiextensions.k8s.io "widgets.demo.kinformer.io" deleted'
-for _ in $(seq 1 50); do kill -0 "$wwpid" 2>/dev/null || break; sleep 0.1; done
+for _ in $(seq 1 600); do kill -0 "$wwpid" 2>/dev/null || break; sleep 0.1; done
 kill "$wwpid" 2>/dev/null || true
 # (kubectl may still have the kind in its discovery cache: then the list is 404.)
 check "kubectl get widgets after the CRD went" "$(k get widgets || true)" "doesn't have a resource type \"widgets\"|NotFound.*could not find the requested resource"

@@ -241,6 +241,7 @@ var (
 	closedRe   = regexp.MustCompile(`^closed every watch \((\d+) open\)$`)
 	nextFailRe = regexp.MustCompile(`^the next (\d+) (.+) request\(s\) fail with (\d+)(.*)$`)
 	dropNextRe = regexp.MustCompile(`^the next (\d+) (.+) will not reach the open watches$`)
+	outageRe   = regexp.MustCompile(`^an outage of (\S+) began: the (\d+) open watch\(es\) hear nothing more; then the history is compacted and every watch ends$`)
 	garbageRe  = regexp.MustCompile(`^wrote a corrupt frame \((\d+) bytes\) into every watch \((\d+) open\)$`)
 	delayedRe  = regexp.MustCompile(`^every watch frame is now delayed by (.+)$`)
 	restartRe  = regexp.MustCompile(`^restarted the store from its data directory at resourceVersion (\d+)$`)
@@ -300,6 +301,9 @@ func (t *texts) faultDid(s string) string {
 	if m := dropNextRe.FindStringSubmatch(s); m != nil {
 		return fmt.Sprintf("接下来 %s 个 %s 不会送到已打开的监听", m[1], m[2])
 	}
+	if m := outageRe.FindStringSubmatch(s); m != nil {
+		return fmt.Sprintf("一次 %s 的中断开始了：%s 个已打开的监听再也收不到事件；之后压缩历史，结束每个监听", m[1], m[2])
+	}
 	if m := garbageRe.FindStringSubmatch(s); m != nil {
 		return fmt.Sprintf("向每个监听（%s 个）写入了一个损坏的帧（%s 字节）", m[2], m[1])
 	}
@@ -329,7 +333,9 @@ func (t *texts) faultThen(path, then string) string {
 	case "/faults/close-watches":
 		return "每个反射器从它最后的 resourceVersion 重新监听，不做全量同步（若先 /faults/compact：410 过期，然后全量同步）"
 	case "/faults/drop":
-		return "客户端错过这些事件，直到下一次全量同步；错过的删除会在那次全量同步里以 DeletedFinalStateUnknown 墓碑的形式回来"
+		return "监听“失聪”期间客户端的缓存是旧的，然后它全量同步；错过的删除会在那次全量同步里以 DeletedFinalStateUnknown 墓碑的形式回来"
+	case "/faults/outage":
+		return "每个反射器全量同步（410 过期），它的 Replace 补上错过的一切：错过的删除以 DeletedFinalStateUnknown 墓碑的形式回来"
 	case "/faults/fail":
 		return "反射器退避后重试（429 时等待 Retry-After）；失败的监听从同一个 resourceVersion 重试，410 则全量同步"
 	case "/faults/garbage":

@@ -37,9 +37,11 @@ Try, in another terminal:
        curl -X POST "%[1]s/faults/fail?code=429&count=3&retryAfter=2&verb=list"   (backoff, Retry-After)
      A lost delete, and the tombstone that repairs it:
        curl -X POST "%[1]s/faults/drop?resource=pods&type=DELETED"
-       %[2]s delete pod <a web pod> --wait=false    (no watch sees the DELETED: the cache keeps the pod)
-       curl -X POST %[1]s/faults/compact; curl -X POST %[1]s/faults/close-watches
-                                          (410 Expired → relist → the pod comes back as a tombstone)
+       %[2]s delete pod <a web pod> --wait=false    (the pods watch misses the DELETED; it cannot go on past
+                                          the hole, so the server ends it: 410 Expired → relist → the pod comes
+                                          back as a tombstone)
+     A whole outage as one fault (events lost for 3 s, then compaction, then every watch ends):
+       curl -X POST "%[1]s/faults/outage?d=3s"
      and see 410 yourself: after the compact, a watch from the old version answers 410 Expired:
        curl "%[1]s/api/v1/namespaces/default/pods?watch=true&resourceVersion=%[3]s"
 
@@ -73,9 +75,10 @@ kinformer 演示：一个假的 Kubernetes API 服务器（在 %[1]s），两个
        curl -X POST "%[1]s/faults/fail?code=429&count=3&retryAfter=2&verb=list"   （退避，Retry-After）
      丢掉一次删除，再看墓碑如何补上它：
        curl -X POST "%[1]s/faults/drop?resource=pods&type=DELETED"
-       %[2]s delete pod <某个 web pod> --wait=false    （没有监听看到 DELETED：本地缓存里还留着这个 pod）
-       curl -X POST %[1]s/faults/compact; curl -X POST %[1]s/faults/close-watches
-                                          （410 过期 → 全量同步 → 这个 pod 以墓碑的形式回来）
+       %[2]s delete pod <某个 web pod> --wait=false    （pods 的监听错过了 DELETED；它不能越过这个空洞继续，
+                                          所以服务器结束它：410 过期 → 全量同步 → 这个 pod 以墓碑的形式回来）
+     把一整次中断当作一个故障（3 秒内事件丢失，然后压缩历史，再结束每个监听）：
+       curl -X POST "%[1]s/faults/outage?d=3s"
      亲眼看看 410：压缩之后，从旧版本开始的监听会得到 410 过期：
        curl "%[1]s/api/v1/namespaces/default/pods?watch=true&resourceVersion=%[3]s"
 
