@@ -1,7 +1,7 @@
 # kinformer: the informer machinery of client-go, from scratch, with a fake API server.
 GO ?= go
 
-.PHONY: demo server test unit lint docs-check kubectl-smoke demo-check browser-test browser-screenshot stories fuzz-brief bench bench-report chaos soak fuzz
+.PHONY: demo server test test-under-load soak-under-load unit lint docs-check kubectl-smoke demo-check browser-test browser-screenshot stories fuzz-brief bench bench-report chaos soak fuzz
 
 ## demo: the one-command tour: fake API server, informers, the ReplicaSet controller, a kubelet and chaos, narrated
 ## (ARGS="--trace" for every hop, ARGS="--duration 30s --history 5" ...; Ctrl-C ends it with exit 0)
@@ -15,6 +15,15 @@ server:
 
 ## test: everything CI runs: lint, the docs check, all tests under -race, kubectl against the fake server, the demo's final check, the demo's page in a browser, the narrated tests
 test: lint docs-check unit kubectl-smoke demo-check browser-test stories fuzz-brief
+
+## test-under-load: make test RUNS times in a row (default 3) while CPU hogs (HOGS, default twice the cores) keep
+## every core busy; stops at the first failure. The hogs are started and killed by scripts/under-load.sh
+RUNS ?= 3
+test-under-load:
+	@for i in $$(seq 1 $(RUNS)); do \
+	echo "test-under-load: run $$i of $(RUNS)"; \
+	GO=$(GO) ./scripts/under-load.sh $(MAKE) --no-print-directory test || exit 1; \
+	done; echo "test-under-load: $(RUNS) of $(RUNS) runs passed"
 
 unit:
 	$(GO) test -race -count=1 ./...
@@ -74,6 +83,10 @@ chaos:
 ## soak: the long soak (SOAK_DURATION, default 10m; SOAK_SEED); `go test ./soak` runs a short one
 soak:
 	SOAK_DURATION=$${SOAK_DURATION:-10m} $(GO) test -count=1 -timeout 0 -run TestSoak -v ./soak
+
+## soak-under-load: make soak (SOAK_DURATION, default 10m) while CPU hogs keep every core busy
+soak-under-load:
+	GO=$(GO) ./scripts/under-load.sh $(MAKE) --no-print-directory soak
 
 ## fuzz-brief: every fuzz target for 2 seconds (part of make test)
 fuzz-brief:
