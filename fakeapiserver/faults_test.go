@@ -152,6 +152,42 @@ func TestFault_DroppedEventNeverLeavesAHole(t *testing.T) {
 	}
 }
 
+// An outage is one fault, timed on the server's clock: for d every event is
+// hidden (a watch goes deaf at the first it misses), then in one step the
+// history is compacted, every watch ends (a deaf one with 410 Expired, a
+// whole one cleanly) and the drop ends. Before, the soak sent drop, reset,
+// compact and close-watches as four requests, and a write between two of
+// them reached a deaf-to-be watch past its hole.
+func TestFault_OutageIsOneFault(t *testing.T) {
+	e := newEnv(t, Options{Faults: true})
+	a := e.createPod("default", "a", nil)
+	pods := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=" + a.ResourceVersion)
+	cms := e.watch("/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=" + a.ResourceVersion)
+	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 1 && e.srv.OpenWatches("configmaps") == 1 }, 5*time.Second, time.Millisecond)
+
+	res := e.fault("/faults/outage?d=2s")
+	t.Logf("fault: %s", res.Did)
+	b := e.createPod("default", "b", nil)
+	require.Equal(t, 1, e.srv.DeafWatches("pods"), "the pods watch missed b's ADDED")
+	require.Equal(t, 0, e.srv.DeafWatches("configmaps"), "the configmaps watch missed nothing")
+	t.Logf("server: b created at rv %s, hidden; the pods watch is deaf", b.ResourceVersion)
+
+	e.clock.Step(2 * time.Second) // the outage is over
+	f := pods.next()
+	require.Equal(t, api.Error, f.Type, f.raw)
+	require.Contains(t, f.raw, `"code":410`)
+	require.Empty(t, pods.ended())
+	require.Empty(t, cms.ended(), "a whole watch ends cleanly: its client resumes, and gets 410 from the compaction")
+	t.Logf("client: the pods watch ended with %s", f.raw)
+
+	old := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=" + a.ResourceVersion)
+	require.Equal(t, api.Error, old.next().Type, "the history was compacted")
+	fresh := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=" + e.srv.ResourceVersion())
+	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 1 }, 5*time.Second, time.Millisecond)
+	c := e.createPod("default", "c", nil)
+	require.Equal(t, "ADDED c@"+c.ResourceVersion, fresh.next().summary(t), "the drop is over")
+}
+
 // Close ends every watch and refuses further API requests.
 func TestServer_CloseEndsWatches(t *testing.T) {
 	e := newEnv(t, Options{})
