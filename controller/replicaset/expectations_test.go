@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinformer/kinformer/clock"
+	"github.com/kinformer/kinformer/fakeapiserver"
 )
 
 func TestExpectations_CreationsAreSatisfiedOnceAllObserved(t *testing.T) {
@@ -68,16 +69,45 @@ func TestExpectations_ForgetAndReset(t *testing.T) {
 	assert.Equal(t, []int{0, 1}, []int{adds, dels}, "a new expectation replaces the old one")
 }
 
-// lagging starts a controller whose informers see every change 50 ms per
-// watch frame late, and that is queued again every time the test steps the
-// informers' clock (a resync): reconciles keep coming while the pods it
-// just created or deleted are not in its cache yet.
+// lagging starts a controller whose cache lags as long as the test says:
+// the server runs on its own fake clock and holds every watch frame until
+// that clock moves a second (SetWatchDelay). The informers list and watch
+// as usual, and their clock's resync (every second) queues the ReplicaSet
+// again, so the test can run reconciles while the pods the controller just
+// created are not yet in its cache, however busy the machine is.
 func lagging(t *testing.T, withExpectations bool) *env {
-	e := start(t, envConfig{resync: time.Second, before: func(c *ReplicaSetController) {
+	srvClock := clock.NewFakeClock(time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC))
+	e := start(t, envConfig{resync: time.Second, server: fakeapiserver.Options{Clock: srvClock}, before: func(c *ReplicaSetController) {
 		c.noExpectations = !withExpectations
 	}})
-	e.srv.SetWatchDelay(50 * time.Millisecond)
+	e.srv.SetWatchDelay(time.Second)
+	// The ReplicaSet's ADDED frame is let out, and nothing after it: the
+	// controller creates its pods, and their ADDED frames wait.
+	e.createRS("web", 5)
+	require.Eventually(t, func() bool {
+		if len(e.story.find("enqueue", "default/web")) > 0 {
+			return true
+		}
+		srvClock.Step(time.Second)
+		return false
+	}, deadline, 10*time.Millisecond, "the ReplicaSet reaches the controller")
+	require.Eventually(t, func() bool { return e.ctrl.Stats().PodsCreated == 5 }, deadline, 10*time.Millisecond, "5 pods created")
+	t.Log("test: the controller created 5 pods; their watch frames are held, so its cache has none of them")
+	e.srvClock = srvClock
 	return e
+}
+
+// resyncUntil steps only the informers' clock (a resync queues the
+// ReplicaSet again; the held frames stay held) until cond holds.
+func (e *env) resyncUntil(cond func() bool, msg string) {
+	e.t.Helper()
+	require.Eventually(e.t, func() bool {
+		if cond() {
+			return true
+		}
+		e.clock.Step(2 * time.Second)
+		return false
+	}, deadline, 10*time.Millisecond, msg)
 }
 
 // The cache lags behind the controller's own writes. With expectations the
@@ -87,7 +117,10 @@ func lagging(t *testing.T, withExpectations bool) *env {
 // creates and deletes exactly the difference.
 func TestReplicaSetController_Expectations_NoOvershootUnderCacheLag(t *testing.T) {
 	e := lagging(t, true)
-	e.createRS("web", 5)
+	e.resyncUntil(func() bool { return waited(e) > 0 }, "a reconcile while the cache lags waits")
+	require.Len(t, e.pods("web"), 5, "it created nothing more")
+	t.Logf("test: %d reconcile(s) waited for the expected pods", waited(e))
+
 	var most atomic.Int64
 	e.eventually(func() bool {
 		n := len(e.pods("web"))
@@ -98,7 +131,6 @@ func TestReplicaSetController_Expectations_NoOvershootUnderCacheLag(t *testing.T
 	}, "5 pods")
 	assert.Equal(t, int64(5), most.Load(), "never more than 5 pods on the server")
 	assert.Equal(t, int64(5), e.ctrl.Stats().PodsCreated)
-	assert.Positive(t, waited(e), "some reconciles ran while the cache lagged, and waited")
 
 	e.scale("web", 2)
 	least := atomic.Int64{}
@@ -114,14 +146,14 @@ func TestReplicaSetController_Expectations_NoOvershootUnderCacheLag(t *testing.T
 	assert.Equal(t, int64(3), e.ctrl.Stats().PodsDeleted)
 }
 
-// The same lag without expectations: reconciles that run before the cache
-// has caught up count the old pods and create again. This is what the
-// expectations prevent.
+// The same lag without expectations: a reconcile that runs before the
+// cache has caught up counts the pods it sees (none) and creates again.
+// This is what the expectations prevent.
 func TestReplicaSetController_WithoutExpectations_OvershootsUnderCacheLag(t *testing.T) {
 	e := lagging(t, false)
-	e.createRS("web", 5)
-	e.eventually(func() bool { return len(e.pods("web")) > 5 && e.ctrl.Stats().PodsCreated > 5 },
-		"more than 5 pods: an overshoot")
+	e.resyncUntil(func() bool { return e.ctrl.Stats().PodsCreated > 5 }, "a second reconcile creates again")
+	assert.Greater(t, len(e.pods("web")), 5, "more than 5 pods: an overshoot")
+	t.Logf("test: %d pods on the server for 5 replicas", len(e.pods("web")))
 }
 
 // waited counts the reconciles that left pods alone because expectations

@@ -43,7 +43,10 @@ type env struct {
 	factory informer.SharedInformerFactory
 	ctrl    *ReplicaSetController
 	clock   *clock.FakeClock // the informers' (backoff, resync)
-	story   *story
+	// srvClock, if set, is the server's clock (lagging): eventually steps
+	// it too, and with a watch delay it is what lets frames out.
+	srvClock *clock.FakeClock
+	story    *story
 }
 
 func start(t *testing.T, cfg envConfig) *env {
@@ -91,6 +94,9 @@ func (e *env) eventually(cond func() bool, msgAndArgs ...any) {
 			return true
 		}
 		e.clock.Step(2 * time.Second)
+		if e.srvClock != nil {
+			e.srvClock.Step(time.Second)
+		}
 		return false
 	}, deadline, 10*time.Millisecond, msgAndArgs...)
 }
