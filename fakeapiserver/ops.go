@@ -16,34 +16,6 @@ import (
 // holds the store's lock from reading the current object to committing the
 // new one, which is what makes resourceVersion checks (409 Conflict) exact.
 
-// checkTypeMeta fills in kind and apiVersion if the body left them out and
-// rejects a body meant for another resource: for a built-in kind with the
-// real decoder's words (scheme.go).
-func checkTypeMeta(r *resource, obj map[string]any) *api.Status {
-	if builtinKind(r) {
-		version, _ := obj["apiVersion"].(string)
-		kind, _ := obj["kind"].(string)
-		g, err := declaredKind(r, version, kind)
-		if err != nil {
-			// The real message quotes the body as sent; the fake has only
-			// the decoded object, re-encoded.
-			return errBadRequest("the object provided is unrecognized (must be of type %s): %v (%s)", r.Kind, err, summarizeBody(encodeObject(obj)))
-		}
-		if !g.isEndpoint(r) {
-			return errBadRequest("%s in version %q cannot be handled as a %s: %s", g.kind, g.version, r.Kind, decodeKindMessage(r, g, bodyDecodeScheme))
-		}
-	}
-	if v, ok := obj["apiVersion"]; ok && v != r.GroupVersion() {
-		return errBadRequest("the API version in the data (%v) does not match the expected API version (%s)", v, r.GroupVersion())
-	}
-	if k, ok := obj["kind"]; ok && k != r.Kind {
-		return errBadRequest("the kind in the data (%v) does not match the expected kind (%s) of this endpoint", k, r.Kind)
-	}
-	obj["apiVersion"] = r.GroupVersion()
-	obj["kind"] = r.Kind
-	return nil
-}
-
 // checkNamespace makes the body's namespace agree with the URL's.
 func checkNamespace(r *resource, meta map[string]any, ns string) *api.Status {
 	if !r.Namespaced {
@@ -389,31 +361,6 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 			invalid("metadata.namespace", meta["namespace"], "field is immutable")})
 	}
 	return s.updateLocked(existing, subresource, patched, dryRun)
-}
-
-// checkPatchedTypeMeta answers a patch that changes kind or apiVersion as
-// the real server does: a JSON or merge patch's result is decoded by the
-// codec, which looks the new kind up in its scheme and fails (422 on the
-// field "patch", quoting the result as patchedJSON renders it); a strategic
-// merge patch's result goes through the unstructured converter into the
-// typed object, which ignores both.
-func checkPatchedTypeMeta(r *resource, pt PatchType, original, patched map[string]any, body []byte) *api.Status {
-	kind, _ := patched["kind"].(string)
-	version, _ := patched["apiVersion"].(string)
-	if pt != StrategicMergePatchType && (kind != r.Kind || version != r.GroupVersion()) {
-		msg := fmt.Sprintf("no kind %q is registered for version %q in scheme %q", kind, version, patchDecodeScheme)
-		if builtinKind(r) && kind != "" && version != "" {
-			if g, err := declaredKind(r, version, kind); err != nil {
-				msg = err.Error()
-			} else {
-				msg = decodeKindMessage(r, g, patchDecodeScheme)
-			}
-		}
-		return errInvalid("", "", "", []api.StatusCause{invalid("patch", patchedJSON(pt, original, patched, body), msg)})
-	}
-	patched["kind"] = r.Kind
-	patched["apiVersion"] = r.GroupVersion()
-	return nil
 }
 
 // deleteOptions are the parts of DeleteOptions the server honours.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/kinformer/kinformer/api"
 )
 
 // How the real server's decoder answers a body (or a patched object) whose
@@ -107,4 +109,56 @@ func decodeKindMessage(r *resource, g bodyGVK, scheme string) string {
 		return fmt.Sprintf("converting (%s.%s) to (%s.%s): unknown conversion", g.version, g.kind, internal, r.Kind)
 	}
 	return fmt.Sprintf("no kind %q is registered for version %q in scheme %q", g.kind, g.groupVersion(), scheme)
+}
+
+// checkTypeMeta fills in kind and apiVersion if the body left them out (or
+// left them empty) and rejects a body meant for another resource: for a
+// built-in kind with the real decoder's words.
+func checkTypeMeta(r *resource, obj map[string]any) *api.Status {
+	switch {
+	case builtinKind(r):
+		version, _ := obj["apiVersion"].(string)
+		kind, _ := obj["kind"].(string)
+		g, err := declaredKind(r, version, kind)
+		if err != nil {
+			// The real message quotes the body as sent; the fake has only
+			// the decoded object, re-encoded.
+			return errBadRequest("the object provided is unrecognized (must be of type %s): %v (%s)", r.Kind, err, summarizeBody(encodeObject(obj)))
+		}
+		if !g.isEndpoint(r) {
+			return errBadRequest("%s in version %q cannot be handled as a %s: %s", g.kind, g.version, r.Kind, decodeKindMessage(r, g, bodyDecodeScheme))
+		}
+	case obj["apiVersion"] != nil && obj["apiVersion"] != r.GroupVersion():
+		return errBadRequest("the API version in the data (%v) does not match the expected API version (%s)", obj["apiVersion"], r.GroupVersion())
+	case obj["kind"] != nil && obj["kind"] != r.Kind:
+		return errBadRequest("the kind in the data (%v) does not match the expected kind (%s) of this endpoint", obj["kind"], r.Kind)
+	}
+	obj["apiVersion"] = r.GroupVersion()
+	obj["kind"] = r.Kind
+	return nil
+}
+
+// checkPatchedTypeMeta answers a patch that changes kind or apiVersion as
+// the real server does: a JSON or merge patch's result is decoded by the
+// codec, which looks the new kind up in its scheme and fails (422 on the
+// field "patch", quoting the result as patchedJSON renders it); a strategic
+// merge patch's result goes through the unstructured converter into the
+// typed object, which ignores both.
+func checkPatchedTypeMeta(r *resource, pt PatchType, original, patched map[string]any, body []byte) *api.Status {
+	kind, _ := patched["kind"].(string)
+	version, _ := patched["apiVersion"].(string)
+	if pt != StrategicMergePatchType && (kind != r.Kind || version != r.GroupVersion()) {
+		msg := fmt.Sprintf("no kind %q is registered for version %q in scheme %q", kind, version, patchDecodeScheme)
+		if builtinKind(r) && kind != "" && version != "" {
+			if g, err := declaredKind(r, version, kind); err != nil {
+				msg = err.Error()
+			} else {
+				msg = decodeKindMessage(r, g, patchDecodeScheme)
+			}
+		}
+		return errInvalid("", "", "", []api.StatusCause{invalid("patch", patchedJSON(pt, original, patched, body), msg)})
+	}
+	patched["kind"] = r.Kind
+	patched["apiVersion"] = r.GroupVersion()
+	return nil
 }
