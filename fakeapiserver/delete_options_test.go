@@ -17,7 +17,7 @@ func TestDelete_InvalidOptionsAre422(t *testing.T) {
 		{"propagationPolicy in the body", "", `{"propagationPolicy":"Sideways"}`,
 			`DeleteOptions.meta.k8s.io \"\" is invalid: propagationPolicy: Unsupported value: \"Sideways\"`},
 		{"dryRun", "?dryRun=Bogus", "",
-			`DeleteOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: []string{\"Bogus\"}: supported values: \"All\"`},
+			`DeleteOptions.meta.k8s.io \"\" is invalid: dryRun: Unsupported value: [\"Bogus\"]: supported values: \"All\"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

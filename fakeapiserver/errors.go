@@ -90,10 +90,22 @@ func errBadRequest(format string, args ...any) *api.Status {
 // `Pod "bad" is invalid: spec.containers: Required value`. The message names
 // the kind qualified by its group ("ReplicaSet.apps", "ListOptions.meta.k8s.io");
 // the details keep kind and group apart, as the real server's do.
+//
+// Every cause stays in the details, but the message lists each distinct
+// "field: message" once, as field.ErrorList.ToAggregate does: the real
+// server validates an update's metadata up to four times (rest.BeforeUpdate's
+// common checks, then the kind's own create and update rules), so one bad
+// label is four causes behind a one-line message
+// (15-differential: update/label-invalid, patch-invalid/uid-change).
 func errInvalid(kind, group, name string, causes []api.StatusCause) *api.Status {
-	parts := make([]string, len(causes))
-	for i, c := range causes {
-		parts[i] = c.Field + ": " + c.Message
+	parts := make([]string, 0, len(causes))
+	seen := make(map[string]bool, len(causes))
+	for _, c := range causes {
+		part := c.Field + ": " + c.Message
+		if !seen[part] {
+			seen[part] = true
+			parts = append(parts, part)
+		}
 	}
 	qualified := kind
 	if group != "" {
@@ -111,6 +123,13 @@ func errInvalid(kind, group, name string, causes []api.StatusCause) *api.Status 
 
 func required(field string) api.StatusCause {
 	return api.StatusCause{Type: api.CauseTypeFieldValueRequired, Field: field, Message: "Required value"}
+}
+
+// requiredWhy is field.Required with a detail: "Required value: <detail>".
+func requiredWhy(field, detail string) api.StatusCause {
+	c := required(field)
+	c.Message += ": " + detail
+	return c
 }
 
 func invalid(field string, value any, detail string) api.StatusCause {
@@ -154,9 +173,13 @@ func errTooLargeResourceVersion(asked, current uint64) *api.Status {
 		})
 }
 
-func errMethodNotAllowed(method string) *api.Status {
+// errMethodNotAllowed is go-restful's 405 as the real server answers it
+// (NewGenericServerResponse): the message does not name the method
+// (15-differential: deletecollection/not-allowed,
+// deletecollection/all-namespaces-not-allowed).
+func errMethodNotAllowed(_ string) *api.Status {
 	return newStatus(http.StatusMethodNotAllowed, api.StatusReasonMethodNotAllowed,
-		fmt.Sprintf("the server does not allow this method on the requested resource (%s)", method), &api.StatusDetails{})
+		"the server does not allow this method on the requested resource", &api.StatusDetails{})
 }
 
 func errUnauthorized() *api.Status {
@@ -177,6 +200,24 @@ func errUnsupportedMediaType(contentType string, supported []string) *api.Status
 	return newStatus(http.StatusUnsupportedMediaType, api.StatusReasonUnsupportedMediaType,
 		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s (this fake API server speaks JSON only; got %q)",
 			strings.Join(supported, ", "), contentType), nil)
+}
+
+// errUnknownBodyFormat is the 415 of a create or update whose Content-Type
+// no serializer of the real server reads (NegotiateInputSerializer), listing
+// what it reads (15-differential: create-invalid/content-type-text).
+func errUnknownBodyFormat(accepted []string) *api.Status {
+	return newStatus(http.StatusUnsupportedMediaType, api.StatusReasonUnsupportedMediaType,
+		"the body of the request was in an unknown format - accepted media types include: "+strings.Join(accepted, ", "), nil)
+}
+
+// errRouteUnsupportedMediaType is the 415 of a PATCH whose Content-Type is
+// none of the patch types: go-restful finds no route that consumes it and
+// answers its own text, which the real server wraps in a Status
+// (NewGenericServerResponse) (15-differential: patch-invalid/content-type-json,
+// patch-invalid/content-type-text).
+func errRouteUnsupportedMediaType() *api.Status {
+	return newStatus(http.StatusUnsupportedMediaType, api.StatusReasonUnsupportedMediaType,
+		"415: Unsupported Media Type", &api.StatusDetails{})
 }
 
 func errNotAcceptable() *api.Status {

@@ -341,8 +341,17 @@ func checkContentType(req *http.Request) *api.Status {
 	if err == nil && mt == "application/json" {
 		return nil
 	}
-	return errUnsupportedMediaType(ct, []string{"application/json"})
+	if err == nil && (mt == "application/yaml" || mt == "application/vnd.kubernetes.protobuf") {
+		// The real server reads these; the fake does not, and says so.
+		return errUnsupportedMediaType(ct, []string{"application/json"})
+	}
+	// A type the real server does not read either: its own answer.
+	return errUnknownBodyFormat(realBodyMediaTypes)
 }
+
+// realBodyMediaTypes are the body types kube-apiserver 1.36 reads, as its
+// 415 lists them (15-differential: create-invalid/content-type-text).
+var realBodyMediaTypes = []string{"application/json", "application/yaml", "application/vnd.kubernetes.protobuf"}
 
 // loggingWriter remembers the status code for the request log. Unwrap lets
 // http.ResponseController reach the real writer to flush watch frames.

@@ -28,9 +28,32 @@ func decodeObject(body []byte) (map[string]any, error) {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
+		if v != nil {
+			// What the real decoder says when it looks for apiVersion and
+			// kind in an array, a string, a number or a boolean
+			// (15-differential: create-invalid/json-array).
+			if err := versionKindError(body); err != nil {
+				return nil, err
+			}
+		}
 		return nil, fmt.Errorf("expected a JSON object, got %s", jsonTypeName(v))
 	}
 	return obj, nil
+}
+
+// versionKindError decodes a body the way the real server's JSON
+// serializer first looks at it (its meta factory's Interpret, with
+// encoding/json and an anonymous struct), and returns that decoder's error:
+// for a body that is not an object, the real server's words are
+// "json: cannot unmarshal array into Go value of type struct { APIVersion
+// string "json:\"apiVersion,omitempty\""; Kind string
+// "json:\"kind,omitempty\"" }", Go's own rendering of this very type.
+func versionKindError(body []byte) error {
+	var findKind struct {
+		APIVersion string `json:"apiVersion,omitempty"`
+		Kind       string `json:"kind,omitempty"`
+	}
+	return json.Unmarshal(body, &findKind)
 }
 
 func jsonTypeName(v any) string {

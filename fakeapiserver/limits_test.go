@@ -21,13 +21,19 @@ const etcdTooLarge = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":
 
 // The total size of an object's annotations (keys and values) may be
 // 262144 bytes and no more, on every write path: 422 Invalid with the real
-// server's FieldValueTooLong message.
+// server's FieldValueTooLong message. An update reports the cause four
+// times (rest.BeforeUpdate's two metadata checks, then ValidateConfigMapUpdate's
+// two), its message once.
 func TestLimits_AnnotationsOver256KiB(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.seedAll()
 	before := e.requireTypedListsDecode()
 	over := strings.Repeat("a", maxAnnotationBytes) // key "k" makes it one byte over
-	want := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ConfigMap \"%s\" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes","reason":"Invalid","details":{"name":"%[1]s","kind":"ConfigMap","causes":[{"reason":"FieldValueTooLong","message":"Too long: may not be more than 262144 bytes","field":"metadata.annotations"}]},"code":422}`
+	const cause = `{"reason":"FieldValueTooLong","message":"Too long: may not be more than 262144 bytes","field":"metadata.annotations"}`
+	want := func(obj string, causes int) string {
+		return fmt.Sprintf(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"ConfigMap \"%s\" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes","reason":"Invalid","details":{"name":"%[1]s","kind":"ConfigMap","causes":[%s]},"code":422}`,
+			obj, strings.TrimSuffix(strings.Repeat(cause+",", causes), ","))
+	}
 	for _, tc := range []struct{ name, method, path, ctype, body, obj string }{
 		{"create", http.MethodPost, "/api/v1/namespaces/default/configmaps", "application/json",
 			`{"metadata":{"name":"big","annotations":{"k":"` + over + `"}}}`, "big"},
@@ -41,7 +47,11 @@ func TestLimits_AnnotationsOver256KiB(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := e.do(tc.method, tc.path, tc.body, "Content-Type", tc.ctype)
 			require.Equal(t, http.StatusUnprocessableEntity, r.code)
-			require.Equal(t, fmt.Sprintf(want, tc.obj), string(r.body))
+			causes := 4
+			if tc.method == http.MethodPost {
+				causes = 1
+			}
+			require.Equal(t, want(tc.obj, causes), string(r.body))
 			require.Equal(t, before, e.requireTypedListsDecode())
 		})
 	}

@@ -71,7 +71,8 @@ func decodeContinue(s string) (continueToken, *api.Status) {
 	case err != nil:
 		return t, errBadRequest(invalid+"%v", err)
 	case t.APIVersion != "meta.k8s.io/v1":
-		return t, errBadRequest(invalid+"server does not recognize this encoded version %q", t.APIVersion)
+		// The version unquoted (15-differential: list-invalid/continue-bad-version).
+		return t, errBadRequest(invalid+"server does not recognize this encoded version %s", t.APIVersion)
 	case t.RV == 0 || t.RV < -1:
 		return t, errBadRequest(invalid + "incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
 	case t.Start == "":

@@ -242,7 +242,7 @@ func TestList_OptionValidation(t *testing.T) {
 		{"resourceVersion=1&resourceVersionMatch=Sometimes", 422, `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Unsupported value: "Sometimes": supported values: "Exact", "NotOlderThan", ""`},
 		{"sendInitialEvents=true", 422, `ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list`},
 		{"limit=2&continue=abc&resourceVersion=5", 400, "specifying resource version is not allowed when using continue"},
-		{"limit=x", 400, `invalid limit "x": strconv.ParseInt: parsing "x": invalid syntax`},
+		{"limit=x", 400, `strconv.ParseInt: parsing "x": invalid syntax`},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			r := e.get("/api/v1/namespaces/default/pods?" + tc.query)

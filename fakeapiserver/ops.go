@@ -16,20 +16,6 @@ import (
 // holds the store's lock from reading the current object to committing the
 // new one, which is what makes resourceVersion checks (409 Conflict) exact.
 
-// checkTypeMeta fills in kind and apiVersion if the body left them out and
-// rejects a body meant for another resource.
-func checkTypeMeta(r *resource, obj map[string]any) *api.Status {
-	if v, ok := obj["apiVersion"]; ok && v != r.GroupVersion() {
-		return errBadRequest("the API version in the data (%v) does not match the expected API version (%s)", v, r.GroupVersion())
-	}
-	if k, ok := obj["kind"]; ok && k != r.Kind {
-		return errBadRequest("the kind in the data (%v) does not match the expected kind (%s) of this endpoint", k, r.Kind)
-	}
-	obj["apiVersion"] = r.GroupVersion()
-	obj["kind"] = r.Kind
-	return nil
-}
-
 // checkNamespace makes the body's namespace agree with the URL's.
 func checkNamespace(r *resource, meta map[string]any, ns string) *api.Status {
 	if !r.Namespaced {
@@ -76,7 +62,7 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 	r.beforeCreate(meta)
 	generate := stringAt(meta, "name") == "" && stringAt(meta, "generateName") != ""
 	if generate {
-		meta["name"] = stringAt(meta, "generateName") + generateNameSuffix()
+		meta["name"] = generatedName(stringAt(meta, "generateName"))
 	}
 	if r.Default != nil {
 		r.Default(obj)
@@ -114,7 +100,7 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 		}
 	}
 	for generate && st.objects[r][objectKey(ns, stringAt(meta, "name"))] != nil {
-		meta["name"] = stringAt(meta, "generateName") + generateNameSuffix()
+		meta["name"] = generatedName(stringAt(meta, "generateName"))
 	}
 	name := stringAt(meta, "name")
 	if st.objects[r][objectKey(stringAt(meta, "namespace"), name)] != nil {
@@ -253,26 +239,37 @@ func (s *Server) updateLocked(existing *record, subresource string, obj map[stri
 	return rec, nil
 }
 
-// validateUpdate runs the checks of one kind of update: the metadata rules
-// every kind shares, then the strategy's own.
+// validateUpdate runs the checks of one kind of update, in the real
+// server's order: rest.BeforeUpdate's generic metadata rules, then the
+// kind's strategy, whose own metadata rules repeat them (see
+// validateMeta's neighbours in validate.go).
 func (s *Server) validateUpdate(r *resource, subresource string, obj, old map[string]any) *api.Status {
-	meta := mapAt(obj, "metadata")
-	causes := validateMeta(r, meta)
-	causes = append(causes, validateMetaUpdate(meta, mapAt(old, "metadata"))...)
+	meta, oldMeta := mapAt(obj, "metadata"), mapAt(old, "metadata")
+	causes := validateMetaCommon(meta)
+	causes = append(causes, validateMetaUpdate(meta, oldMeta)...)
+	kindMetaUpdate := validateKindMetaUpdate(r, meta, oldMeta)
 	switch subresource {
 	case "status":
+		causes = append(causes, kindMetaUpdate...)
 		if r.ValidateStatusUpdate != nil {
 			causes = append(causes, r.ValidateStatusUpdate(obj, old)...)
 		}
 	case "finalize":
+		causes = append(causes, kindMetaUpdate...)
 		causes = append(causes, validateNamespaceFinalize(obj, old)...)
 	default:
+		var create, update []api.StatusCause
+		if builtinKind(r) {
+			create = validateMeta(r, meta) // a CRD's or custom resource's update repeats no create rules
+		}
 		if r.Validate != nil {
-			causes = append(causes, r.Validate(obj)...)
+			create = append(create, r.Validate(obj)...)
 		}
+		update = kindMetaUpdate
 		if r.ValidateUpdate != nil {
-			causes = append(causes, r.ValidateUpdate(obj, old)...)
+			update = append(update, r.ValidateUpdate(obj, old)...)
 		}
+		causes = append(causes, r.orderUpdateCauses(kindMetaUpdate, create, update)...)
 	}
 	if len(causes) > 0 {
 		return errInvalid(r.Kind, r.Group, stringAt(meta, "name"), causes)
@@ -343,12 +340,15 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 		// server answers.
 		return nil, newStatus(422, api.StatusReasonInvalid, err.Error(), nil)
 	default:
+		if st := patchBodyStatus(pt, body); st != nil {
+			return nil, st // the real handler's first decode refuses it
+		}
 		return nil, errBadRequest("%v", err)
 	}
-	if st := typeCheckPatched(r, pt, patched, body); st != nil {
+	if st := checkPatchedTypeMeta(r, pt, existing.obj, patched, body); st != nil {
 		return nil, st
 	}
-	if st := checkPatchedTypeMeta(r, pt, patched); st != nil {
+	if st := typeCheckPatched(r, pt, existing.obj, patched, body); st != nil {
 		return nil, st
 	}
 	meta := ensureMap(patched, "metadata")
@@ -361,23 +361,6 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 			invalid("metadata.namespace", meta["namespace"], "field is immutable")})
 	}
 	return s.updateLocked(existing, subresource, patched, dryRun)
-}
-
-// checkPatchedTypeMeta answers a patch that changes kind or apiVersion as
-// the real server does: a JSON or merge patch's result is decoded by the
-// codec, which looks the new kind up in its scheme and fails (422 on the
-// field "patch"); a strategic merge patch's result goes through the
-// unstructured converter into the typed object, which ignores both.
-func checkPatchedTypeMeta(r *resource, pt PatchType, patched map[string]any) *api.Status {
-	kind, _ := patched["kind"].(string)
-	version, _ := patched["apiVersion"].(string)
-	if pt != StrategicMergePatchType && (kind != r.Kind || version != r.GroupVersion()) {
-		return errInvalid("", "", "", []api.StatusCause{invalid("patch", string(encodeObject(patched)),
-			fmt.Sprintf("no kind %q is registered for version %q in scheme %q", kind, version, "pkg/api/legacyscheme/scheme.go:30"))})
-	}
-	patched["kind"] = r.Kind
-	patched["apiVersion"] = r.GroupVersion()
-	return nil
 }
 
 // deleteOptions are the parts of DeleteOptions the server honours.

@@ -49,9 +49,13 @@ func parseListOptions(q url.Values, r *resource, watch bool) (listOptions, *api.
 	}
 	o.rvMatch = q.Get("resourceVersionMatch")
 	o.continueToken = q.Get("continue")
+	// A number that does not parse is the query decoder's bare strconv
+	// error, as the real server words it (15-differential:
+	// list-invalid/limit-not-a-number, list-invalid/timeout-invalid,
+	// watch-invalid/timeout-invalid).
 	if v := q.Get("limit"); v != "" {
 		if o.limit, err = strconv.ParseInt(v, 10, 64); err != nil {
-			return o, errBadRequest("invalid limit %q: %v", v, err)
+			return o, errBadRequest("%v", err)
 		}
 	}
 	if v := q.Get("timeoutSeconds"); v != "" {
@@ -59,7 +63,7 @@ func parseListOptions(q url.Values, r *resource, watch bool) (listOptions, *api.
 		// with it ends at once (its timer has already fired), a list
 		// ignores it.
 		if o.timeoutSeconds, err = strconv.ParseInt(v, 10, 64); err != nil {
-			return o, errBadRequest("invalid timeoutSeconds %q", v)
+			return o, errBadRequest("%v", err)
 		}
 	}
 	o.allowBookmarks = boolParam(q, "allowWatchBookmarks")

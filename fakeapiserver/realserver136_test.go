@@ -148,13 +148,13 @@ func TestRealServer_OptionErrors(t *testing.T) {
 		message                  string
 	}{
 		{"create dryRun", http.MethodPost, "/api/v1/namespaces/default/pods?dryRun=Bogus", podJSON, nil, 422,
-			`CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Bogus"}: supported values: "All"`},
+			`CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Bogus"]: supported values: "All"`},
 		{"create fieldValidation", http.MethodPost, "/api/v1/namespaces/default/pods?fieldValidation=Bogus", podJSON, nil, 422,
 			`CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"`},
 		{"create both", http.MethodPost, "/api/v1/namespaces/default/pods?dryRun=All&dryRun=x&fieldValidation=Bogus", podJSON, nil, 422,
-			`CreateOptions.meta.k8s.io "" is invalid: [dryRun: Unsupported value: []string{"All", "x"}: supported values: "All", fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"]`},
+			`CreateOptions.meta.k8s.io "" is invalid: [dryRun: Unsupported value: ["All","x"]: supported values: "All", fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"]`},
 		{"update dryRun", http.MethodPut, "/api/v1/namespaces/default/pods/demo-a?dryRun=Bogus", put, nil, 422,
-			`UpdateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Bogus"}: supported values: "All"`},
+			`UpdateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Bogus"]: supported values: "All"`},
 		{"patch fieldValidation", http.MethodPatch, "/api/v1/namespaces/default/pods/demo-a?fieldValidation=Bogus", `{}`,
 			[]string{"Content-Type", "application/merge-patch+json"}, 422,
 			`PatchOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"`},

@@ -46,6 +46,10 @@ type strategy struct {
 	// ValidateStatusUpdate reports the 422 causes of a new status.
 	ValidateStatusUpdate func(obj, old map[string]any) []api.StatusCause
 
+	// UpdateOrder is the order the kind's ValidateUpdate lists its causes
+	// in (it matters only when several fields fail at once).
+	UpdateOrder updateOrder
+
 	// GracefulDelete: a DELETE first marks the object (deletionTimestamp,
 	// a MODIFIED event) and then removes it (a DELETED event), as the real
 	// server does for pods not bound to a node; a bound pod stays marked
@@ -121,4 +125,41 @@ func beforeUpdate(meta, oldMeta map[string]any) {
 	}
 	delete(meta, "selfLink")
 	delete(meta, "managedFields")
+}
+
+// updateOrder is how a kind's update validation orders its parts: its
+// metadata update rules (ValidateObjectMetaUpdate), its create rules
+// (metadata and Validate) and its own update rules (ValidateUpdate).
+type updateOrder int
+
+const (
+	// createFirst: create rules, then metadata and own update rules
+	// (namespaces, ReplicaSets: ValidateX then ValidateXUpdate).
+	createFirst updateOrder = iota
+	// metaUpdateFirst: metadata update rules, create rules, own update
+	// rules (pods: ValidatePodUpdate).
+	metaUpdateFirst
+	// updateFirst: metadata and own update rules, then create rules
+	// (ConfigMaps: ValidateConfigMapUpdate).
+	updateFirst
+)
+
+// orderUpdateCauses joins the causes of a kind's update validation in the
+// kind's order. update holds metaUpdate and then the kind's own update
+// causes.
+func (r *resource) orderUpdateCauses(metaUpdate, create, update []api.StatusCause) []api.StatusCause {
+	var out []api.StatusCause
+	switch r.UpdateOrder {
+	case metaUpdateFirst:
+		out = append(out, metaUpdate...)
+		out = append(out, create...)
+		out = append(out, update[len(metaUpdate):]...)
+	case updateFirst:
+		out = append(out, update...)
+		out = append(out, create...)
+	default:
+		out = append(out, create...)
+		out = append(out, update...)
+	}
+	return out
 }

@@ -16,6 +16,7 @@ import (
 var configMapStrategy = strategy{
 	Validate:       validateConfigMap,
 	ValidateUpdate: validateConfigMapUpdate,
+	UpdateOrder:    updateFirst,
 }
 
 // maxConfigMapBytes is core.MaxSecretSize, the limit ValidateConfigMap puts

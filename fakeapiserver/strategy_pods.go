@@ -32,6 +32,7 @@ var podStrategy = strategy{
 	ValidateUpdate:         validatePodUpdate,
 	PrepareForStatusUpdate: preparePodStatusUpdate,
 	ValidateStatusUpdate:   validatePodStatusUpdate,
+	UpdateOrder:            metaUpdateFirst,
 	GracefulDelete:         true,
 }
 

@@ -65,16 +65,25 @@ func typeCheckBody(r *resource, obj map[string]any) *api.Status {
 }
 
 // typeCheckPatched is the check of a patch's result: 422 on the field
-// "patch", as the real server's patch handler answers.
-func typeCheckPatched(r *resource, pt PatchType, patched map[string]any, body []byte) *api.Status {
+// "patch", as the real server's patch handler answers, quoting a JSON or
+// merge patch's result as json-patch v4 writes it (patchedJSON).
+func typeCheckPatched(r *resource, pt PatchType, original, patched map[string]any, body []byte) *api.Status {
 	raw := encodeObject(patched)
-	err := decodeTypedJSON(r, raw)
-	if err == nil {
+	msg := ""
+	if err := versionKindError(raw); err != nil {
+		// The decoder looks for apiVersion and kind first.
+		msg = "couldn't get version/kind; json parse error: " + err.Error()
+	} else if err := decodeTypedJSON(r, raw); err != nil {
+		msg = decodeMessage(err)
+		if pt == StrategicMergePatchType {
+			msg = converterMessage(err)
+		}
+	} else {
 		return nil
 	}
-	value, msg := string(raw), decodeMessage(err)
+	value := patchedJSON(pt, original, patched, body)
 	if pt == StrategicMergePatchType {
-		value, msg = patchMapString(body), converterMessage(err)
+		value = patchMapString(body)
 	}
 	return errInvalid("", "", "", []api.StatusCause{invalid("patch", value, msg)})
 }

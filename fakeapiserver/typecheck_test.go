@@ -164,7 +164,9 @@ func TestTypeCheck_EveryResourceEveryWritePath(t *testing.T) {
 					if s.verb == "strategic merge patch" {
 						require.Equal(t, fmt.Sprintf(` "" is invalid: patch: Invalid value: %q: %s`, c.patchMap, c.convert), st.Message)
 					} else {
-						require.True(t, strings.HasPrefix(st.Message, ` "" is invalid: patch: Invalid value: "{\"kind\":\"`+c.kind), st.Message)
+						// json-patch v4 writes the top level sorted (patchrender.go).
+						require.True(t, strings.HasPrefix(st.Message, ` "" is invalid: patch: Invalid value: "{\"apiVersion\":\"`), st.Message)
+						require.Contains(t, st.Message, `\"kind\":\"`+c.kind+`\"`)
 						require.True(t, strings.HasSuffix(st.Message, `}": `+c.decode), st.Message)
 					}
 				}

@@ -30,23 +30,62 @@ var (
 )
 
 func isDNS1123Subdomain(s string) string {
-	if len(s) > 253 {
-		return "must be no more than 253 bytes"
-	}
-	if !dns1123SubdomainRe.MatchString(s) {
-		return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '" + dns1123SubdomainFmt + "')"
+	if msgs := dns1123SubdomainErrors(s); len(msgs) > 0 {
+		return msgs[0]
 	}
 	return ""
 }
 
 func isDNS1123Label(s string) string {
-	if len(s) > 63 {
-		return "must be no more than 63 bytes"
-	}
-	if !dns1123LabelRe.MatchString(s) {
-		return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '" + dns1123LabelFmt + "')"
+	if msgs := dns1123LabelErrors(s); len(msgs) > 0 {
+		return msgs[0]
 	}
 	return ""
+}
+
+// dns1123SubdomainErrors is apimachinery's IsDNS1123Subdomain: every rule
+// the value breaks, the length first.
+func dns1123SubdomainErrors(s string) []string {
+	var msgs []string
+	if len(s) > 253 {
+		msgs = append(msgs, "must be no more than 253 bytes")
+	}
+	if !dns1123SubdomainRe.MatchString(s) {
+		msgs = append(msgs, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '"+dns1123SubdomainFmt+"')")
+	}
+	return msgs
+}
+
+// dns1123LabelErrors is apimachinery's IsDNS1123Label: a value that would
+// be a good subdomain is told it may not contain dots.
+func dns1123LabelErrors(s string) []string {
+	var msgs []string
+	if len(s) > 63 {
+		msgs = append(msgs, "must be no more than 63 bytes")
+	}
+	switch {
+	case dns1123LabelRe.MatchString(s):
+	case dns1123SubdomainRe.MatchString(s):
+		msgs = append(msgs, "must not contain dots")
+	default:
+		msgs = append(msgs, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '"+dns1123LabelFmt+"')")
+	}
+	return msgs
+}
+
+// nameErrors checks an object's name (or, prefix set, its generateName) as
+// the kind's name rule does: a namespace's is a DNS label, every other a
+// DNS subdomain. A generateName gets a random suffix, so a trailing dash is
+// masked first, as apimachinery's maskTrailingDash does (it drops the last
+// two characters and appends an "a").
+func nameErrors(r *resource, name string, prefix bool) []string {
+	if prefix && strings.HasSuffix(name, "-") {
+		name = name[:max(len(name)-2, 0)] + "a"
+	}
+	if r.Name == "namespaces" && r.Group == "" {
+		return dns1123LabelErrors(name)
+	}
+	return dns1123SubdomainErrors(name)
 }
 
 // isQualifiedName checks a label or annotation key: [prefix/]name.
@@ -84,21 +123,64 @@ func isLabelValue(s string) string {
 	return ""
 }
 
-// validateMeta checks what every object's metadata must satisfy.
+// The metadata rules, and how many times the real server applies them.
+//
+// A create runs the kind's own rules once (its strategy's Validate:
+// validateObjectMeta, plus for a built-in kind the standard-finalizer check
+// of pkg/apis/core/validation's ValidateObjectMeta). An update runs the
+// generic registry's rules first (rest.BeforeUpdate's validateCommonFields:
+// ValidateObjectMetaAccessor, then ValidateObjectMetaAccessorUpdate), then
+// the kind's, which for a built-in kind repeat both (its ValidateUpdate
+// calls its create rules and ValidateObjectMetaUpdate). So one invalid label
+// is four causes on an update, and a changed uid two; the message lists
+// each once (errInvalid) while the details keep them all
+// (15-differential: update/label-invalid, patch-invalid/label-invalid-smp,
+// patch-invalid/label-invalid-merge, patch-invalid/uid-change,
+// patch-invalid/deletion-timestamp-set, patch-strategic/finalizer-add-other).
+
+// builtinKind: the kind is validated by pkg/apis/core or pkg/apis/apps
+// (not a CRD, not a custom resource).
+func builtinKind(r *resource) bool { return r.custom == nil && !isCRDRow(r) }
+
+// validateMeta is the kind's create-time metadata rules (its strategy's
+// Validate runs them before its own).
 func validateMeta(r *resource, meta map[string]any) []api.StatusCause {
+	causes := validateObjectMeta(r, meta)
+	if builtinKind(r) {
+		causes = append(causes, validateKubeFinalizers(meta)...)
+	}
+	return causes
+}
+
+// validateObjectMeta is apimachinery's ValidateObjectMetaAccessor with the
+// kind's name rule: a generateName must make a good name, a name is
+// required (15-differential: create-invalid/name-missing,
+// create-invalid/generate-name-invalid), then the rules every metadata
+// shares (validateMetaCommon).
+func validateObjectMeta(r *resource, meta map[string]any) []api.StatusCause {
 	var causes []api.StatusCause
-	name := stringAt(meta, "name")
-	if name == "" {
-		causes = append(causes, required("metadata.name"))
-	} else {
-		check := isDNS1123Subdomain
-		if r.Name == "namespaces" {
-			check = isDNS1123Label
+	if gen := stringAt(meta, "generateName"); gen != "" {
+		for _, msg := range nameErrors(r, gen, true) {
+			causes = append(causes, invalid("metadata.generateName", gen, msg))
 		}
-		if msg := check(name); msg != "" {
+	}
+	if name := stringAt(meta, "name"); name == "" {
+		causes = append(causes, requiredWhy("metadata.name", "name or generateName is required"))
+	} else {
+		for _, msg := range nameErrors(r, name, false) {
 			causes = append(causes, invalid("metadata.name", name, msg))
 		}
 	}
+	return append(causes, validateMetaCommon(meta)...)
+}
+
+// validateMetaCommon is what ValidateObjectMetaAccessor checks beyond the
+// name: labels, annotations (keys, then their total size), finalizers
+// (ValidateFinalizers: each a qualified name). rest.BeforeUpdate runs it on
+// every update (its name rule, ValidatePathSegmentName, cannot fail on a
+// name the create accepted).
+func validateMetaCommon(meta map[string]any) []api.StatusCause {
+	var causes []api.StatusCause
 	causes = append(causes, validateStringMap(meta["labels"], "metadata.labels", true)...)
 	causes = append(causes, validateStringMap(meta["annotations"], "metadata.annotations", false)...)
 	causes = append(causes, validateAnnotationsSize(meta["annotations"])...)
@@ -107,12 +189,42 @@ func validateMeta(r *resource, meta map[string]any) []api.StatusCause {
 			causes = append(causes, invalid("metadata.finalizers", f, "must be a list of strings"))
 		}
 	}
-	// A finalizer is a qualified name, like a label key (apimachinery's
-	// ValidateFinalizerName); one without a domain only draws a warning.
 	for _, f := range stringList(meta["finalizers"]) {
 		if msg := isQualifiedName(f); msg != "" {
 			causes = append(causes, invalid("metadata.finalizers", f, msg))
 		}
+	}
+	return causes
+}
+
+// validateKubeFinalizers is the check pkg/apis/core/validation adds for
+// built-in kinds (validateKubeFinalizerName): a finalizer without a "/"
+// must be a standard one. A custom resource's only draws a warning
+// (15-differential: create-invalid/finalizer-invalid, whose real message
+// lists metadata.finalizers and metadata.finalizers[0]).
+func validateKubeFinalizers(meta map[string]any) []api.StatusCause {
+	var causes []api.StatusCause
+	for i, f := range stringList(meta["finalizers"]) {
+		if !strings.Contains(f, "/") && !slices.Contains(standardFinalizers, f) {
+			causes = append(causes, invalid(fmt.Sprintf("metadata.finalizers[%d]", i), f,
+				"name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return causes
+}
+
+// standardFinalizers are the finalizer names that need no domain
+// (helper.IsStandardFinalizerName).
+var standardFinalizers = []string{namespaceFinalizerKubernetes, "orphan", "foregroundDeletion"}
+
+// validateKindMetaUpdate is the kind's own update-time metadata rules: for a
+// built-in kind pkg/apis/core/validation's ValidateObjectMetaUpdate
+// (apimachinery's, then the standard-finalizer check), for a CRD or a
+// custom resource apimachinery's alone.
+func validateKindMetaUpdate(r *resource, meta, oldMeta map[string]any) []api.StatusCause {
+	causes := validateMetaUpdate(meta, oldMeta)
+	if builtinKind(r) {
+		causes = append(causes, validateKubeFinalizers(meta)...)
 	}
 	return causes
 }
@@ -144,18 +256,26 @@ func validateStringMap(v any, field string, isLabels bool) []api.StatusCause {
 	return causes
 }
 
-// validateMetaUpdate is apimachinery's ValidateObjectMetaUpdate: what an
-// update may not change about an object's identity and deletion. It runs
-// after beforeUpdate, so only what the client really changed is left.
+// validateMetaUpdate is apimachinery's ValidateObjectMetaAccessorUpdate:
+// what an update may not change about an object's identity and deletion,
+// then the new labels and annotations. It runs after beforeUpdate, so only
+// what the client really changed is left.
 func validateMetaUpdate(meta, oldMeta map[string]any) []api.StatusCause {
 	var causes []api.StatusCause
 	if oldMeta["deletionTimestamp"] != nil {
+		// One cause naming every new finalizer, sorted, as a Go []string
+		// (ValidateNoNewFinalizers prints the set's List() with %#v).
 		old := stringList(oldMeta["finalizers"])
+		var added []string
 		for _, f := range stringList(meta["finalizers"]) {
-			if !slices.Contains(old, f) {
-				causes = append(causes, forbidden("metadata.finalizers",
-					fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers []string{%q}", f)))
+			if !slices.Contains(old, f) && !slices.Contains(added, f) {
+				added = append(added, f)
 			}
+		}
+		if len(added) > 0 {
+			slices.Sort(added)
+			causes = append(causes, forbidden("metadata.finalizers",
+				fmt.Sprintf("no new finalizers can be added if the object is being deleted, found new finalizers %#v", added)))
 		}
 	}
 	for _, f := range []string{"name", "namespace", "uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds"} {
@@ -163,7 +283,9 @@ func validateMetaUpdate(meta, oldMeta map[string]any) []api.StatusCause {
 			causes = append(causes, invalid("metadata."+f, immutableValue(meta[f]), "field is immutable"))
 		}
 	}
-	return causes
+	causes = append(causes, validateStringMap(meta["labels"], "metadata.labels", true)...)
+	causes = append(causes, validateStringMap(meta["annotations"], "metadata.annotations", false)...)
+	return append(causes, validateAnnotationsSize(meta["annotations"])...)
 }
 
 // immutableValue is how field.Invalid prints a missing value: null.
@@ -172,4 +294,15 @@ func immutableValue(v any) any {
 		return json.RawMessage("null")
 	}
 	return v
+}
+
+// generatedName is the name a generateName makes: the real server's
+// SimpleNameGenerator cuts the base to 58 characters (so that with its five
+// random ones a name fits a DNS label) and appends the suffix.
+func generatedName(base string) string {
+	const maxGeneratedNameLength = 63 - 5
+	if len(base) > maxGeneratedNameLength {
+		base = base[:maxGeneratedNameLength]
+	}
+	return base + generateNameSuffix()
 }

@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -13,7 +14,7 @@ import (
 // ValidateFieldValidation): every invalid value is a cause of one 422 on the
 // options kind, e.g.
 //
-//	CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: []string{"Bogus"}: supported values: "All"
+//	CreateOptions.meta.k8s.io "" is invalid: dryRun: Unsupported value: ["Bogus"]: supported values: "All"
 //
 // kind is "CreateOptions", "UpdateOptions" or "PatchOptions".
 func writeOptions(req *http.Request, kind string) (dryRun bool, st *api.Status) {
@@ -39,8 +40,10 @@ func writeOptions(req *http.Request, kind string) (dryRun bool, st *api.Status) 
 }
 
 // dryRunNotSupported is ValidateDryRun's cause: the value is the whole
-// list, printed as a Go value ([]string{"All", "Bogus"}).
+// list, which field.Error prints as JSON, ["All","Bogus"]
+// (15-differential: create-invalid/dry-run-bogus, delete/body-dry-run-bogus).
 func dryRunNotSupported(values []string) api.StatusCause {
+	list, _ := json.Marshal(values) // a []string always encodes
 	return api.StatusCause{Type: api.CauseTypeFieldValueNotSupported, Field: "dryRun",
-		Message: fmt.Sprintf(`Unsupported value: %#v: supported values: "All"`, values)}
+		Message: fmt.Sprintf(`Unsupported value: %s: supported values: "All"`, list)}
 }

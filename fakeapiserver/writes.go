@@ -2,10 +2,12 @@ package fakeapiserver
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/kinformer/kinformer/api"
 )
@@ -38,7 +40,7 @@ func (s *Server) serveCreateOrUpdate(w http.ResponseWriter, req *http.Request, r
 		var err error
 		if obj, err = decodeObject(body); err != nil {
 			st = errBadRequest("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)",
-				rq.res.Kind, err, truncate(body, 40))
+				rq.res.Kind, err, summarizeBody(body))
 		}
 	}
 	if st != nil {
@@ -60,11 +62,23 @@ func (s *Server) serveCreateOrUpdate(w http.ResponseWriter, req *http.Request, r
 	s.writeJSON(w, req, code, s.renderObject(rq.res, out, rec))
 }
 
-func truncate(b []byte, n int) string {
-	if len(b) <= n {
-		return string(b)
+// summarizeBody is how the real server quotes a body it could not read
+// (the handlers' summarizeData): "<empty>", the first 30 bytes of a body
+// that starts with "{", any other body in hex, " ..." after a cut
+// (15-differential: create-invalid/empty-body, create-invalid/json-array).
+func summarizeBody(b []byte) string {
+	const max = 30
+	cut := ""
+	if len(b) > max {
+		b, cut = b[:max], " ..."
 	}
-	return string(b[:n]) + "..."
+	switch {
+	case len(b) == 0:
+		return "<empty>"
+	case b[0] == '{':
+		return string(b) + cut
+	}
+	return hex.EncodeToString(b) + cut
 }
 
 func (s *Server) servePatch(w http.ResponseWriter, req *http.Request, rq *request) {
@@ -86,8 +100,11 @@ func (s *Server) servePatch(w http.ResponseWriter, req *http.Request, rq *reques
 		s.writeStatus(w, req, errUnsupportedMediaType(ct, customPatchTypes))
 		return
 	case pt == JSONPatchType, pt == MergePatchType, pt == StrategicMergePatchType:
-	default: // ApplyPatchType (server-side apply) included
+	case pt == ApplyPatchType: // server-side apply: the fake's own 415
 		s.writeStatus(w, req, errUnsupportedMediaType(ct, patchTypes))
+		return
+	default: // no patch type at all: go-restful's 415
+		s.writeStatus(w, req, errRouteUnsupportedMediaType())
 		return
 	}
 	dryRun, st := writeOptions(req, "PatchOptions")
@@ -136,10 +153,15 @@ func parseDeleteOptions(w http.ResponseWriter, req *http.Request) (deleteOptions
 	if len(bytes.TrimSpace(body)) == 0 {
 		return parseDeleteQuery(req)
 	}
+	// The real server decodes the body as it decodes any object: the
+	// version and kind first, then the DeleteOptions fields
+	// (15-differential: delete/body-malformed).
+	if err := versionKindError(body); err != nil {
+		return opts, errBadRequest("couldn't get version/kind; json parse error: %v", err)
+	}
 	var b deleteOptionsBody
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if err := dec.Decode(&b); err != nil {
-		return opts, errBadRequest("the body of the request is not valid DeleteOptions: %v", err)
+	if err := json.Unmarshal(body, &b); err != nil {
+		return opts, errBadRequest("%s", strings.ReplaceAll(decodeMessage(err), "deleteOptionsBody.", "DeleteOptions."))
 	}
 	if b.Preconditions != nil {
 		if b.Preconditions.UID != nil {
@@ -173,7 +195,8 @@ func parseDeleteQuery(req *http.Request) (deleteOptions, *api.Status) {
 	if v := q.Get("gracePeriodSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
-			return opts, errBadRequest("invalid gracePeriodSeconds %q", v)
+			// The query decoder's bare strconv error (15-differential: delete/grace-invalid).
+			return opts, errBadRequest("%v", err)
 		}
 		opts.gracePeriod = &n
 	}
