@@ -25,7 +25,7 @@ import (
 // outcome into a transition (the phase that follows, and why, and what to
 // report); and the loop enters that phase:
 //
-//	for p := start{}; p != stopped{}; p = enter(next(do(p))) {}
+//	for p := phase(start{}); p != (stopped{}); p = enter(next(do(p))) {}
 //
 // Every decision (which list, when to back off and for what, when a lap of
 // ListAndWatch ends, when the resync timer runs) is in next, and
@@ -128,10 +128,11 @@ type transition struct {
 	// watchWithResync): restarting it on every rewatch would never resync if
 	// watches end more often than ResyncPeriod.
 	resync bool
-	// endsLap: here client-go's ListAndWatch returns report, and its caller
-	// (Run) reports it, backs off and starts the next lap with a list.
-	// Run's loop goes on into the backoff; ListAndWatch stops and returns
-	// report.
+	// endsLap: here client-go's ListAndWatch returns (with a list's error;
+	// after a watch's, having logged it), and its Run backs off and starts
+	// the next lap with a list. Run's loop goes on into the backoff and the
+	// relist; ListAndWatch stops and returns report, for its caller to
+	// report and back off from.
 	endsLap bool
 }
 
