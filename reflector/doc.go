@@ -14,38 +14,50 @@
 // the backoff, and the watch error handler. This package is those fields
 // and the loop that uses them.
 //
-// # Phases, and the one function that decides
+// # One loop: phases, and the one function that decides
 //
-// The reflector is always in one of four phases:
+// The reflector is always in one phase, and the phase carries what it
+// needs:
 //
-//	listing      list at relistResourceVersion (or open a streaming list), then
-//	             syncWith: store.Replace(items, listRV)
-//	watching     watch from LastSyncResourceVersion; watchHandler applies each
-//	             event: store.Add / Update / Delete, a bookmark only moves the version
-//	backing off  wait out the backoff (or Retry-After), then relist or rewatch
-//	stopped      the context ended
+//	start                    nothing yet
+//	listing{streaming}       list at relistResourceVersion: a paged LIST, or, streaming,
+//	                         a watch with sendInitialEvents; then syncWith: store.Replace(items, listRV)
+//	watching{open}           watch from LastSyncResourceVersion (open: the streaming list's watch,
+//	                         still open); watchHandler applies each event: store.Add / Update /
+//	                         Delete, a bookmark only moves the version
+//	backingOff{delay, then}  wait delay (at least the server's Retry-After), then go on to then:
+//	                         a listing (relist) or a watching (rewatch)
+//	stopped                  the context ended
 //
 // A phase's body runs to its end and says how it ended (an outcome); next,
-// a pure function in phases.go, turns that outcome into the next phase, and
-// Run is only `for p := listing; p != stopped; p = step(p) {}`:
+// a pure function in phases.go, turns that outcome into the phase that
+// follows, and the loop enters it. That loop is the only one: Run runs it
+// until the context ends; ListAndWatch, client-go's name for one lap of
+// it, runs the same loop and returns where next says a lap ends (where
+// client-go's ListAndWatch returns and its Run backs off), with the
+// failure, for its caller to report and back off from. next's rules:
 //
-//	listing  ok                                    → watching
-//	listing  410 / 504 too large, not at ""        → listing at "" at once
-//	listing  streaming: 429, refused, 5xx+Retry    → back off, then relist (streaming again)
-//	listing  streaming: anything else              → a paged list at once
-//	listing  anything else                         → back off, then relist
+//	start                                          → listing: streaming if UseWatchList, else paged
+//	listing  ok                                    → watching (a streaming list's watch, still open)
+//	listing  410 / 504 too large, not at ""        → the same listing, at "", at once
+//	listing  streaming: 429, refused, 5xx+Retry    → back off, then a streaming list again
+//	listing  streaming: anything else              → a paged list at once (the fallback)
+//	listing  anything else                         → back off, then relist; the lap ends
 //	watching 429 or connection refused             → back off, then rewatch
-//	watching 410 Expired, any other error          → back off, then relist
-//	watching no events in under a second           → back off, then relist
+//	watching 410 Expired, any other error          → back off, then relist; the lap ends
+//	watching no events in under a second           → back off, then relist; the lap ends
 //	watching ended cleanly, or connection dropped  → watching, from the last version
-//	backing off, over                              → relist or rewatch
+//	backing off, over                              → relist or rewatch, as the phase says
 //	the context ended                              → stopped
 //
-// (beside the watching phase, a resync timer calls store.Resync; it runs
-// from the list that filled the store to the next relist.) ListAndWatch is
-// one lap of the loop: from listing to the first failure that needs a
-// relist, which it returns. TestReflector_NextPhase checks every rule of
-// next without a server.
+// A relist is a streaming list with UseWatchList (the fallback to a paged
+// list lasts one lap). Beside the watching phase, a resync timer calls
+// store.Resync; next keeps it running from the list that filled the store
+// to the next relist, over rewatches and the backoffs before them. The
+// loop decides nothing; it only draws a backoff's wait from the backoff
+// manager (doubling, jittered) when it enters one. TestReflector_NextPhase
+// checks every rule of next without a server, one row a rule, each naming
+// the client-go behaviour it pins.
 //
 // # Which resourceVersion, when
 //
@@ -92,8 +104,8 @@
 //   - A context.Context replaces the stop channel, and Run returns when it
 //     ends.
 //   - The rules of what follows what are one pure function (next), not
-//     spread over ListAndWatch, list, watch, watchList and BackoffUntil; the
-//     behaviour is client-go's.
+//     spread over ListAndWatch, list, watch, watchList and BackoffUntil, and
+//     Run and ListAndWatch are one loop; the behaviour is client-go's.
 //   - The watch error handler sees every failure, including the ones
 //     client-go only logs (an expired watch, a very short watch). A
 //     streaming list's failures are not reported to it (client-go only

@@ -10,67 +10,89 @@ import (
 	"github.com/kinformer/kinformer/listwatch"
 )
 
-// The reflector is a state machine. It is always in one phase; a phase's
-// body (ListAndWatch's list, syncWith, watchHandler, a backoff) runs to its
-// end and says how it ended, an outcome; and one pure function, next, turns
-// that outcome into the phase that follows. Run is nothing but
+// The reflector is a state machine with one loop and one rule book.
 //
-//	for p := listing; p != stopped; p = step(p) {}
+// It is always in one phase, and a phase carries what it needs to run:
 //
-// so every rule about what happens after a failure is in next, and
-// TestReflector_NextPhase checks each of them without a server.
+//	start                    nothing yet: the first list follows
+//	listing{streaming}       one list: a paged LIST, or a streaming list (a watch with sendInitialEvents)
+//	watching{open}           one watch; open is a streaming list's watch, still open (nil: open one)
+//	backingOff{delay, then}  wait delay, then go on to then (a listing: relist; a watching: rewatch)
+//	stopped                  the context ended
+//
+// The loop runs a phase's body (list, watchList, watch, a sleep) to its end,
+// which says how it ended, an outcome; next, one pure function, turns the
+// outcome into a transition (the phase that follows, and why, and what to
+// report); and the loop enters that phase:
+//
+//	for p := phase(start{}); p != (stopped{}); p = enter(next(do(p))) {}
+//
+// Every decision (which list, when to back off and for what, when a lap of
+// ListAndWatch ends, when the resync timer runs) is in next, and
+// TestReflector_NextPhase checks each rule without a server. The loop only
+// carries them out; the one thing it adds is the roll of the dice: entering
+// a backoff, it draws the wait from the backoff manager.
 
-// phase is where the reflector is.
-type phase struct {
-	kind kind
-	// then is what follows a backoff: kindListing (relist) or kindWatching
-	// (rewatch).
-	then kind
-	// paged: list with a paged LIST even if Options.UseWatchList is set,
-	// because the streaming list just failed (client-go's fallback).
-	paged bool
+// phase is where the reflector is: one of start, listing, watching,
+// backingOff and stopped, each with its data (a closed set, as the states of
+// kube-rs's watcher).
+type phase interface {
+	fmt.Stringer // the phase's name in trace events
+	isPhase()
 }
 
-type kind uint8
+type (
+	// start is the phase before the first list. Its body does nothing;
+	// next picks the first list.
+	start struct{}
 
-const (
-	kindStopped kind = iota
-	kindListing
-	kindWatching
-	kindBackingOff
-)
-
-// The phases.
-var (
-	// listing: a list (a streaming list if UseWatchList) at
-	// relistResourceVersion, then syncWith: the store is Replaced.
-	listing = phase{kind: kindListing}
-	// listingPaged: the same with a paged LIST, after a streaming list
-	// failed in a way a retry would not mend.
-	listingPaged = phase{kind: kindListing, paged: true}
-	// watching: one watch from LastSyncResourceVersion (or the streaming
-	// list's, already open), its events applied by watchHandler.
-	watching = phase{kind: kindWatching}
-	// backOffRelist, backOffRewatch: wait out the backoff (or the server's
-	// Retry-After), then list again, or watch again without a list.
-	backOffRelist  = phase{kind: kindBackingOff, then: kindListing}
-	backOffRewatch = phase{kind: kindBackingOff, then: kindWatching}
-	// stopped: the context ended; Run returns.
-	stopped = phase{kind: kindStopped}
-)
-
-// String is the phase's name in trace events.
-func (p phase) String() string {
-	switch p.kind {
-	case kindListing:
-		return "listing"
-	case kindWatching:
-		return "watching"
-	case kindBackingOff:
-		return "backing off"
+	// listing lists the whole resource at relistResourceVersion and
+	// Replaces the store with the result (syncWith).
+	listing struct {
+		// streaming: a streaming list (watchList: one watch with
+		// sendInitialEvents, with Options.UseWatchList) rather than a paged
+		// LIST (list). next chooses: a streaming list if UseWatchList, a
+		// paged LIST after a streaming list failed in a way a retry would
+		// not mend (client-go's fallbackToList).
+		streaming bool
 	}
-	return "stopped"
-}
+
+	// watching runs one watch from LastSyncResourceVersion through
+	// watchHandler until it ends.
+	watching struct {
+		// open is the watch to read if one is open already: the streaming
+		// list's, whose initial events filled the store (next moves it from
+		// the listing's outcome to here). nil: open a watch.
+		open listwatch.Watch
+	}
+
+	// backingOff waits, then goes on to what it was backing off for.
+	backingOff struct {
+		// delay is how long it waits. next sets the server's Retry-After (0
+		// if it sent none): the least the wait may be. Entering the phase,
+		// the loop raises it to the wait drawn from the backoff manager
+		// (doubling, jittered: the one thing next does not decide).
+		delay time.Duration
+		// then is what follows: a listing (relist) or a watching with no
+		// open watch (rewatch from the last synced version).
+		then phase
+	}
+
+	// stopped: the context ended. Run returns.
+	stopped struct{}
+)
+
+func (start) isPhase()      {}
+func (listing) isPhase()    {}
+func (watching) isPhase()   {}
+func (backingOff) isPhase() {}
+func (stopped) isPhase()    {}
+
+func (start) String() string      { return "start" }
+func (listing) String() string    { return "listing" }
+func (watching) String() string   { return "watching" }
+func (backingOff) String() string { return "backing off" }
+func (stopped) String() string    { return "stopped" }
 
 // outcome is how a phase ended: all next needs to know.
 type outcome struct {
@@ -79,8 +101,8 @@ type outcome struct {
 	err     error // how it failed; nil: it did what it set out to do
 
 	// listing
-	rv        string // the resourceVersion the list asked for
-	streaming bool   // it was a streaming list
+	rv    string          // the resourceVersion the list asked for
+	watch listwatch.Watch // a streaming list's watch, open after its initial events
 
 	// watching
 	opened bool          // the watch request succeeded; err is how the stream ended
@@ -100,6 +122,18 @@ type transition struct {
 	// (504): set isLastSyncResourceVersionUnavailable, so the next list asks
 	// for "".
 	unavailable bool
+	// resync: the resync timer runs in the phase that follows. It runs on
+	// the watch side of the loop, from the list that filled the store to the
+	// next relist, over any number of rewatches (client-go's
+	// watchWithResync): restarting it on every rewatch would never resync if
+	// watches end more often than ResyncPeriod.
+	resync bool
+	// endsLap: here client-go's ListAndWatch returns (with a list's error;
+	// after a watch's, having logged it), and its Run backs off and starts
+	// the next lap with a list. Run's loop goes on into the backoff and the
+	// relist; ListAndWatch stops and returns report, for its caller to
+	// report and back off from.
+	endsLap bool
 }
 
 // errVeryShortWatch is client-go's "very short watch": a watch that ended
@@ -108,71 +142,97 @@ type transition struct {
 var errVeryShortWatch = errors.New("very short watch: unexpected watch close - watch lasted less than a second and no items received")
 
 // next decides the phase that follows an outcome. It is pure: it reads only
-// o. The rules, as client-go's reflector follows them:
+// o and useWatchList (Options.UseWatchList). The rules, as client-go's
+// reflector follows them:
 //
-//	listing  ok                                  → watching
-//	listing  410 / 504 too large, not at ""      → listing at "" at once
-//	listing  streaming: 429, refused, 5xx+Retry  → back off, then relist (a streaming list again)
-//	listing  streaming: anything else            → a paged list at once (the fallback)
-//	listing  anything else                       → back off, then relist
-//	watching 429 or connection refused           → back off, then rewatch
-//	watching 410 Expired, any other error        → back off, then relist
-//	watching no events, under a second           → back off, then relist (very short watch)
+//	start                                         → listing: streaming if UseWatchList, else paged
+//	listing  ok                                   → watching (a streaming list's watch, still open)
+//	listing  410 / 504 too large, not at ""       → the same listing, at "", at once
+//	listing  streaming: 429, refused, 5xx+Retry   → back off, then a streaming list again
+//	listing  streaming: anything else             → a paged list at once (the fallback)
+//	listing  anything else                        → back off, then relist; the lap ends
+//	watching 429 or connection refused            → back off, then rewatch
+//	watching 410 Expired, any other error         → back off, then relist; the lap ends
+//	watching no events, under a second            → back off, then relist; the lap ends (very short watch)
 //	watching ended cleanly, or connection dropped → watching again, from the last version
-//	backing off, over                            → what it was backing off for
-//	the context ended, in any phase              → stopped
-func next(o outcome) transition {
+//	backing off, over                             → what it was backing off for
+//	the context ended, in any phase               → stopped
+//
+// A relist is a streaming list if UseWatchList, else a paged one; a backoff
+// waits at least the server's Retry-After; the resync timer runs in
+// watching and in a backoff before a rewatch.
+func next(o outcome, useWatchList bool) transition {
+	relist := listing{streaming: useWatchList}
+	var t transition
 	if o.stopped {
-		return transition{to: stopped, reason: "context ended"}
+		t = transition{to: stopped{}, reason: "context ended"}
+	} else {
+		switch p := o.phase.(type) {
+		case start:
+			t = transition{to: relist, reason: "start"}
+		case listing:
+			t = afterList(p, o, relist)
+		case watching:
+			t = afterWatch(o, relist)
+		case backingOff:
+			t = transition{to: p.then, reason: "backoff over"}
+		default:
+			t = transition{to: stopped{}, reason: "stopped"}
+		}
 	}
-	switch o.phase.kind {
-	case kindListing:
-		return afterList(o)
-	case kindWatching:
-		return afterWatch(o)
-	case kindBackingOff:
-		return transition{to: phase{kind: o.phase.then}, reason: "backoff over"}
+	switch to := t.to.(type) {
+	case watching:
+		t.resync = true
+	case backingOff:
+		_, t.resync = to.then.(watching)
 	}
-	return transition{to: stopped, reason: "stopped"}
+	return t
 }
 
-func afterList(o outcome) transition {
+func afterList(p listing, o outcome, relist listing) transition {
 	switch {
 	case o.err == nil:
-		return transition{to: watching, reason: "listed"}
+		return transition{to: watching{open: o.watch}, reason: "listed"}
 	case isVersionUnavailable(o.err) && o.rv != "":
 		// Asking again for the same version would fail again; client-go's
 		// list (and its streaming list) retries at once for the most recent
 		// state. At "" it cannot be too old or too new: if it fails even
 		// so, the default rule backs off.
-		return transition{to: o.phase, reason: cause(o.err), unavailable: true}
-	case o.streaming && retriesStreamingList(o.err):
+		return transition{to: p, reason: cause(o.err), unavailable: true}
+	case p.streaming && retriesStreamingList(o.err):
 		// The server sheds load or is restarting: a paged LIST is exactly
 		// what it is trying to avoid. Try the streaming list again, later.
-		return transition{to: backOffRelist, reason: "streaming list: " + cause(o.err)}
-	case o.streaming:
-		return transition{to: listingPaged, reason: "streaming list: " + cause(o.err)}
+		return transition{to: backOff(o.err, p), reason: "streaming list: " + cause(o.err)}
+	case p.streaming:
+		return transition{to: listing{streaming: false}, reason: "streaming list: " + cause(o.err)}
 	default:
-		return transition{to: backOffRelist, reason: cause(o.err), report: o.err}
+		return transition{to: backOff(o.err, relist), reason: cause(o.err), report: o.err, endsLap: true}
 	}
 }
 
-func afterWatch(o outcome) transition {
+func afterWatch(o outcome, relist listing) transition {
 	// A stream cut after it was opened ends the watch like a clean end; a
 	// request that failed to open is an error like any other.
 	dropped := o.opened && isDroppedConnection(o.err)
 	switch {
 	case isRetriableWatchError(o.err):
-		return transition{to: backOffRewatch, reason: cause(o.err), report: o.err}
+		return transition{to: backOff(o.err, watching{}), reason: cause(o.err), report: o.err}
 	case o.err != nil && !dropped:
-		return transition{to: backOffRelist, reason: cause(o.err), report: o.err}
+		return transition{to: backOff(o.err, relist), reason: cause(o.err), report: o.err, endsLap: true}
 	case o.events == 0 && o.lasted < time.Second:
-		return transition{to: backOffRelist, reason: "very short watch", report: errVeryShortWatch}
+		return transition{to: backOff(o.err, relist), reason: "very short watch", report: errVeryShortWatch, endsLap: true}
 	case dropped:
-		return transition{to: watching, reason: "dropped connection"}
+		return transition{to: watching{}, reason: "dropped connection"}
 	default:
-		return transition{to: watching, reason: "ended cleanly"}
+		return transition{to: watching{}, reason: "ended cleanly"}
 	}
+}
+
+// backOff is the backoff after err, then: it waits at least the server's
+// Retry-After, if err carries one.
+func backOff(err error, then phase) backingOff {
+	after, _ := listwatch.RetryAfter(err)
+	return backingOff{delay: after, then: then}
 }
 
 // isVersionUnavailable: the server no longer has the version a list asked
@@ -222,101 +282,90 @@ func cause(err error) string {
 	return err.Error()
 }
 
-// Run lists and watches until ctx ends, one phase after the other. It
-// returns once the phase is stopped and every goroutine it started has
-// returned.
-func (r *Reflector) Run(ctx context.Context) {
-	l := r.newLoop(ctx)
-	defer l.close()
-	for p := l.start(); p != stopped; p = l.step(p) {
-	}
-}
+// Run lists and watches until ctx ends, one phase after the other, as next
+// says. It returns once the phase is stopped and every goroutine it started
+// has returned.
+func (r *Reflector) Run(ctx context.Context) { _ = r.run(ctx, false) }
 
-// ListAndWatch is one lap of Run's loop: it lists (or opens a streaming
-// list), Replaces the store with the result, then watches, rewatching as
-// next says, until the reflector would relist after a failure. It returns
-// that failure, which its caller reports and backs off from (as client-go's
-// Run does with its ListAndWatch), or nil when ctx ends.
-func (r *Reflector) ListAndWatch(ctx context.Context) error {
-	l := r.newLoop(ctx)
-	defer l.close()
-	for p := l.start(); ; {
+// ListAndWatch is one lap of Run's loop, client-go's name for it: it lists
+// (or opens a streaming list), Replaces the store with the result, then
+// watches, rewatching as next says, until next ends the lap: a failure
+// after which the reflector backs off and relists. It returns that failure,
+// which its caller reports and backs off from (as client-go's Run does with
+// its ListAndWatch), or nil when ctx ends.
+func (r *Reflector) ListAndWatch(ctx context.Context) error { return r.run(ctx, true) }
+
+// run is the loop of Run and of ListAndWatch: from start to stopped, or,
+// with oneLap, to the first transition that ends the lap.
+func (r *Reflector) run(ctx context.Context, oneLap bool) error {
+	l := &loop{r: r, ctx: ctx}
+	defer l.stopResync()
+	var p phase = start{}
+	for {
 		o := l.do(p)
-		t := next(o)
-		switch {
-		case t.to == stopped:
-			return nil
-		case t.to == backOffRelist && t.report != nil:
+		t := next(o, r.opts.UseWatchList)
+		if oneLap && t.endsLap {
 			if r.tracer.On() {
 				r.traceOutcome(o, t) // the backoff and the relist are the caller's
 			}
 			return fmt.Errorf("%s: %w", r.name, t.report)
 		}
-		p = l.enter(o, t)
+		if p = l.enter(o, t); p == (stopped{}) {
+			return nil
+		}
 	}
 }
 
-// loop is what the phases of one Run (or one ListAndWatch) share.
+// loop is what the phases of one Run (or one ListAndWatch) share besides
+// the phase itself: the context, and the resync goroutine, which runs
+// beside the watch side of the loop (transition.resync).
 type loop struct {
-	r     *Reflector
-	ctx   context.Context
-	open  listwatch.Watch // a streaming list's watch, for the watching phase that follows
-	delay time.Duration   // how long the backing-off phase waits
+	r   *Reflector
+	ctx context.Context
 
-	// The resync goroutine runs while the reflector is on the watch side of
-	// the loop: from the list that filled the store to the next relist, over
-	// any number of rewatches (client-go's watchWithResync). Restarting it
-	// on every rewatch would never resync if watches end more often than
-	// ResyncPeriod.
 	stopResyncLoop func()
-	resyncErr      <-chan error
+	resyncErr      <-chan error // a failed Store.Resync, which ends the watch
 	resyncDone     sync.WaitGroup
 }
 
-func (r *Reflector) newLoop(ctx context.Context) *loop { return &loop{r: r, ctx: ctx} }
-
-// start is the first phase.
-func (l *loop) start() phase {
-	if l.r.tracer.On() {
-		l.r.tracePhase("", transition{to: listing, reason: "start"}, 0)
-	}
-	return listing
-}
-
-// step runs phase p to its end and enters the phase that follows.
-func (l *loop) step(p phase) phase {
-	o := l.do(p)
-	return l.enter(o, next(o))
-}
-
-// do runs the body of phase p.
+// do runs the body of phase p and says how it ended. The body is what the
+// phase says: do decides nothing.
 func (l *loop) do(p phase) outcome {
 	r := l.r
-	var o outcome
-	switch {
-	case l.ctx.Err() != nil:
-		o = outcome{phase: p}
-	case p.kind == kindListing && r.opts.UseWatchList && !p.paged:
-		o = outcome{phase: p, streaming: true}
-		l.open, o.rv, o.err = r.watchList(l.ctx)
-	case p.kind == kindListing:
-		o = outcome{phase: p}
-		o.rv, o.err = r.list(l.ctx)
-	case p.kind == kindWatching:
-		w := l.open
-		l.open = nil
-		o = r.watch(l.ctx, w, l.resyncErr)
-	case p.kind == kindBackingOff:
-		o = outcome{phase: p}
-		r.sleep(l.ctx, l.delay)
+	if _, ok := p.(start); ok {
+		return outcome{phase: p}
 	}
-	o.stopped = l.ctx.Err() != nil
+	if l.ctx.Err() != nil {
+		if w, ok := p.(watching); ok && w.open != nil {
+			w.open.Stop()
+		}
+		return outcome{phase: p, stopped: true}
+	}
+	var o outcome
+	switch p := p.(type) {
+	case listing:
+		if p.streaming {
+			o.watch, o.rv, o.err = r.watchList(l.ctx)
+		} else {
+			o.rv, o.err = r.list(l.ctx)
+		}
+	case watching:
+		o = r.watch(l.ctx, p.open, l.resyncErr)
+	case backingOff:
+		r.sleep(l.ctx, p.delay)
+	}
+	o.phase = p
+	if o.stopped = l.ctx.Err() != nil; o.stopped && o.watch != nil {
+		o.watch.Stop() // the streaming list's watch, never to be read
+		o.watch = nil
+	}
 	return o
 }
 
-// enter carries out transition t, made after outcome o: it tells the
-// watch error handler, starts or stops the resync goroutine, draws the
-// backoff, and traces it all. It returns the new phase.
+// enter carries out transition t, made after outcome o: it sets
+// isLastSyncResourceVersionUnavailable, tells the watch error handler,
+// starts or stops the resync goroutine, draws the backoff, and traces it
+// all. It returns the new phase.
 func (l *loop) enter(o outcome, t transition) phase {
 	r := l.r
 	if t.unavailable {
@@ -325,20 +374,20 @@ func (l *loop) enter(o outcome, t transition) phase {
 	if t.report != nil {
 		r.watchErrorHandler(r, fmt.Errorf("%s: %w", r.name, t.report))
 	}
-	if o.streaming && o.err != nil && !o.stopped && !t.unavailable {
+	if lp, ok := o.phase.(listing); ok && lp.streaming && o.err != nil && !o.stopped && !t.unavailable {
 		r.logger.Info("streaming list failed", "reflector", r.name, "next", streamingNext(t), "err", o.err)
 	}
-	if t.to == watching || t.to == backOffRewatch {
+	if t.resync {
 		l.startResync()
 	} else {
 		l.stopResync()
 	}
-	l.delay = 0
-	if t.to.kind == kindBackingOff {
-		l.delay = r.wait(o.err)
+	if b, ok := t.to.(backingOff); ok {
+		b.delay = max(b.delay, r.backoff.next())
+		t.to = b
 	}
 	if r.tracer.On() {
-		r.traceStep(o, t, l.delay)
+		r.traceStep(o, t)
 	}
 	return t.to
 }
@@ -362,14 +411,4 @@ func (l *loop) stopResync() {
 	l.stopResyncLoop()
 	l.resyncDone.Wait()
 	l.stopResyncLoop, l.resyncErr = nil, nil
-}
-
-// close releases what the loop holds: the resync goroutine, and a
-// streaming list's watch if the context ended before it was used.
-func (l *loop) close() {
-	l.stopResync()
-	if l.open != nil {
-		l.open.Stop()
-		l.open = nil
-	}
 }

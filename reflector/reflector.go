@@ -190,16 +190,6 @@ func (r *Reflector) relistResourceVersion() string {
 	}
 }
 
-// wait is how long to back off after err: the backoff, or the server's
-// Retry-After if that is longer.
-func (r *Reflector) wait(err error) time.Duration {
-	d := r.backoff.next()
-	if after, ok := listwatch.RetryAfter(err); ok && after > d {
-		d = after
-	}
-	return d
-}
-
 // sleep waits d on the reflector's clock; false if ctx ended first.
 func (r *Reflector) sleep(ctx context.Context, d time.Duration) bool {
 	t := r.clock.NewTimer(d)

@@ -44,7 +44,7 @@ func (r *Reflector) resyncLoop(ctx context.Context, errc chan<- error) {
 // through watchHandler until it ends. What comes next (watch again, back
 // off, relist) is next's to decide, from the outcome.
 func (r *Reflector) watch(ctx context.Context, w listwatch.Watch, resyncErr <-chan error) outcome {
-	o := outcome{phase: watching}
+	var o outcome
 	start := r.clock.Now()
 	if w == nil {
 		rv := r.LastSyncResourceVersion()
