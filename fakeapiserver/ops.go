@@ -58,20 +58,21 @@ func (s *Server) validate(r *resource, obj map[string]any) *api.Status {
 	return nil
 }
 
-// create stores a new object. obj is owned by the call.
-func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool) (_ *record, status *api.Status) {
+// create stores a new object. obj is owned by the call. strictBody is the
+// request's body under fieldValidation=Strict, else nil (fieldvalidation.go).
+func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool, strictBody []byte) (_ *record, status *api.Status) {
 	if st := checkTypeMeta(r, obj); st != nil {
 		return nil, st
 	}
 	if st := typeCheckBody(r, obj); st != nil {
 		return nil, st
 	}
+	if st := checkBodyFields(r, obj, strictBody); st != nil {
+		return nil, st
+	}
 	meta := ensureMap(obj, "metadata")
 	if st := checkNamespace(r, meta, ns); st != nil {
 		return nil, st
-	}
-	if rv := stringAt(meta, "resourceVersion"); rv != "" {
-		return nil, errBadRequest("resourceVersion should not be set on objects to be created")
 	}
 	r.beforeCreate(meta)
 	generate := stringAt(meta, "name") == "" && stringAt(meta, "generateName") != ""
@@ -87,6 +88,9 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 		} else {
 			delete(obj, "status")
 		}
+	}
+	if r.PrepareForCreate != nil {
+		r.PrepareForCreate(obj)
 	}
 	pruneEmpty(obj)
 	if st := s.validate(r, obj); st != nil {
@@ -117,6 +121,9 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 		meta["name"] = stringAt(meta, "generateName") + generateNameSuffix()
 	}
 	name := stringAt(meta, "name")
+	if st := checkCreateResourceVersion(meta, dryRun); st != nil {
+		return nil, st
+	}
 	if st.objects[r][objectKey(stringAt(meta, "namespace"), name)] != nil {
 		return nil, errAlreadyExists(r, name)
 	}
@@ -126,7 +133,7 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 		r.Admit(obj, s.now())
 	}
 	if dryRun {
-		return dryRunRecord(r, obj), nil
+		return dryRunRecord(r, obj, stringAt(meta, "resourceVersion")), nil
 	}
 	if st := checkObjectSize(obj); st != nil {
 		return nil, st
@@ -137,17 +144,36 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 	return rec, nil
 }
 
+// checkCreateResourceVersion is the storage layer's check of a new object's
+// resourceVersion (etcd3's Create), reached after validation and admission
+// and before the key is looked up: a version that parses as a number other
+// than 0 is a plain error, which the handler answers 500 without a reason
+// (15-differential: create-invalid/resourceversion-set). One that does not
+// parse is not checked, and is replaced like any other. A dry run never
+// reaches that code: its storage only looks the key up, and answers the
+// object with the version as sent.
+func checkCreateResourceVersion(meta map[string]any, dryRun bool) *api.Status {
+	rv := stringAt(meta, "resourceVersion")
+	if n, err := strconv.ParseUint(rv, 10, 64); err == nil && n != 0 && !dryRun {
+		return newStatus(http.StatusInternalServerError, "", "resourceVersion should not be set on objects to be created", nil)
+	}
+	return nil
+}
+
 var namespacesRow = lookupResource("", "v1", "namespaces")
 
 func namespacesResource() *resource { return namespacesRow }
 
 // update replaces an object (subresource "") or its status ("status"). obj
-// is owned by the call.
-func (s *Server) update(r *resource, ns, name, subresource string, obj map[string]any, dryRun bool) (_ *record, status *api.Status) {
+// is owned by the call; strictBody as for create.
+func (s *Server) update(r *resource, ns, name, subresource string, obj map[string]any, dryRun bool, strictBody []byte) (_ *record, status *api.Status) {
 	if st := checkTypeMeta(r, obj); st != nil {
 		return nil, st
 	}
 	if st := typeCheckBody(r, obj); st != nil {
+		return nil, st
+	}
+	if st := checkBodyFields(r, obj, strictBody); st != nil {
 		return nil, st
 	}
 	meta := ensureMap(obj, "metadata")
@@ -310,8 +336,8 @@ func applyPatch(pt PatchType, doc map[string]any, body []byte) (map[string]any, 
 }
 
 // patchObject applies a patch to the stored object and saves the result as
-// an update would.
-func (s *Server) patchObject(r *resource, ns, name, subresource string, pt PatchType, body []byte, dryRun bool) (_ *record, status *api.Status) {
+// an update would. strict: fieldValidation=Strict.
+func (s *Server) patchObject(r *resource, ns, name, subresource string, pt PatchType, body []byte, dryRun, strict bool) (_ *record, status *api.Status) {
 	st := s.store
 	st.mu.Lock()
 	defer s.unlockDurable(st.rv, &status) // acknowledged only once durable
@@ -323,8 +349,11 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 		return nil, errNotFound(r, name)
 	}
 	patched, err := applyPatch(pt, existing.obj, body)
+	var unknownDirective *patch.UnknownDirectiveError
 	switch {
 	case err == nil:
+	case errors.As(err, &unknownDirective):
+		return nil, unknownDirectiveStatus(unknownDirective) // patch_answers.go
 	case errors.Is(err, patch.ErrTooLarge):
 		return nil, newStatus(413, api.StatusReasonRequestEntityTooLarge, err.Error(), nil)
 	case errors.Is(err, patch.ErrNotApplicable) && pt == JSONPatchType:
@@ -351,14 +380,19 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 	if st := checkPatchedTypeMeta(r, pt, patched); st != nil {
 		return nil, st
 	}
-	meta := ensureMap(patched, "metadata")
-	if stringAt(meta, "name") != name {
-		return nil, errInvalid(r.Kind, r.Group, name, []api.StatusCause{
-			invalid("metadata.name", meta["name"], "field is immutable")})
+	if st := checkPatchedFields(r, pt, patched, body, strict); st != nil {
+		return nil, st
 	}
-	if r.Namespaced && stringAt(meta, "namespace") != ns {
-		return nil, errInvalid(r.Kind, r.Group, name, []api.StatusCause{
-			invalid("metadata.namespace", meta["namespace"], "field is immutable")})
+	// The patch handler checks the patched object's name and namespace
+	// against the URL as an update's handler does (400 BadRequest,
+	// 15-differential: patch-invalid/name-change, namespace-change); an
+	// empty namespace is the URL's.
+	meta := ensureMap(patched, "metadata")
+	if patchedName := stringAt(meta, "name"); patchedName != name {
+		return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", patchedName, name)
+	}
+	if st := checkNamespace(r, meta, ns); st != nil {
+		return nil, st
 	}
 	return s.updateLocked(existing, subresource, patched, dryRun)
 }
@@ -402,38 +436,42 @@ var protectedNamespaces = []string{api.NamespaceDefault, api.NamespaceSystem, ap
 //   - A dry run answers the would-be state and writes nothing.
 //   - A namespace takes every object in it along (their DELETED events come
 //     first).
-func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) (_ *record, status *api.Status) {
+//
+// gone says the object was removed (or, in a dry run, would be): the
+// HTTP answer is then a Status for a resource without ReturnDeletedObject.
+func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) (_ *record, gone bool, status *api.Status) {
 	st := s.store
 	st.mu.Lock()
 	defer s.unlockDurable(st.rv, &status) // acknowledged only once durable
 	if ws := st.writableLocked(); ws != nil {
-		return nil, ws
+		return nil, false, ws
 	}
 	existing := st.objects[r][objectKey(ns, name)]
 	if existing == nil {
-		return nil, errNotFound(r, name)
+		return nil, false, errNotFound(r, name)
 	}
 	meta := mapAt(existing.obj, "metadata")
 	if uid := opts.preconditionUID; uid != "" && uid != stringAt(meta, "uid") {
-		return nil, errPreconditionUID(r, name, uid, stringAt(meta, "uid"))
+		return nil, false, errPreconditionUID(r, name, uid, stringAt(meta, "uid"))
 	}
 	if rv := opts.preconditionRV; rv != "" && rv != strconv.FormatUint(existing.rv, 10) {
-		return nil, errPreconditionRV(r, name, rv, existing.rv)
+		return nil, false, errPreconditionRV(r, name, rv, existing.rv)
 	}
 	if r == namespacesResource() && slices.Contains(protectedNamespaces, name) {
-		return nil, errForbidden(r, name, "this namespace may not be deleted")
+		return nil, false, errForbidden(r, name, "this namespace may not be deleted")
 	}
 	if r.GracefulDelete {
-		return s.gracefulDeleteLocked(existing, opts), nil
+		return s.gracefulDeleteLocked(existing, opts), false, nil // pods: always the object
 	}
+	finalizers := len(stringList(meta["finalizers"])) > 0
 	if opts.dryRun {
-		return s.dryRunDeleteLocked(existing), nil
+		return s.dryRunDeleteLocked(existing), !finalizers && r != namespacesResource(), nil
 	}
-	if len(stringList(meta["finalizers"])) > 0 {
+	if finalizers {
 		if meta["deletionTimestamp"] != nil {
-			return existing, nil
+			return existing, false, nil
 		}
-		return s.markDeletingLocked(existing), nil
+		return s.markDeletingLocked(existing), false, nil
 	}
 	if r == namespacesResource() {
 		for _, other := range st.served {
@@ -445,7 +483,7 @@ func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) 
 			}
 		}
 	}
-	return s.removeLocked(existing), nil
+	return s.removeLocked(existing), true, nil
 }
 
 // markDeletingLocked sets deletionTimestamp (the start of a graceful or
@@ -483,11 +521,17 @@ func (s *Server) beforeRemoveLocked(existing *record) {
 	}
 }
 
-// dryRunRecord is what a dryRun=All request answers: the object as it would
-// be stored, without a resourceVersion, since nothing was written.
-func dryRunRecord(r *resource, obj map[string]any) *record {
+// dryRunRecord is what a dryRun=All create answers: the object as it would
+// be stored, without a resourceVersion since nothing was written, or with
+// the one the client sent (sentRV), which the dry-run storage leaves as it
+// is.
+func dryRunRecord(r *resource, obj map[string]any, sentRV string) *record {
 	rec := newRecord(r, obj, 0)
-	delete(mapAt(rec.obj, "metadata"), "resourceVersion")
+	if sentRV == "" {
+		delete(mapAt(rec.obj, "metadata"), "resourceVersion")
+	} else {
+		mapAt(rec.obj, "metadata")["resourceVersion"] = sentRV
+	}
 	rec.raw = encodeObject(rec.obj)
 	return rec
 }
