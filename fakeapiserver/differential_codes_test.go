@@ -207,6 +207,13 @@ func TestDifferential_Codes(t *testing.T) {
 				require.Empty(t, l.Continue)
 			}},
 		{class: "list-invalid/limit-negative namespaces", method: http.MethodGet, path: "/api/v1/namespaces?limit=-5", code: 200},
+		// 15-differential: deletecollection/all-namespaces-not-allowed
+		// [configmaps,replicasets] and deletecollection/not-allowed [namespaces]
+		{class: "deletecollection/all-namespaces-not-allowed", method: http.MethodDelete,
+			path: "/apis/apps/v1/replicasets?labelSelector=dseq%3Ddt%2Cnever%3Dmatch&dryRun=All",
+			code: 405, reason: api.StatusReasonMethodNotAllowed, message: "the server does not allow this method on the requested resource"},
+		{class: "deletecollection/not-allowed", method: http.MethodDelete, path: "/api/v1/namespaces?labelSelector=never%3Dmatch&dryRun=All",
+			code: 405, reason: api.StatusReasonMethodNotAllowed, message: "the server does not allow this method on the requested resource"},
 	}
 	for _, c := range cases {
 		t.Run(c.class, func(t *testing.T) { c.run(t, e.forSubtest(t)) })

@@ -155,9 +155,12 @@ func errTooLargeResourceVersion(asked, current uint64) *api.Status {
 		})
 }
 
-func errMethodNotAllowed(method string) *api.Status {
+// errMethodNotAllowed is a 405. The message does not name the method, as
+// the real server's does not (15-differential:
+// deletecollection/all-namespaces-not-allowed, deletecollection/not-allowed).
+func errMethodNotAllowed(string) *api.Status {
 	return newStatus(http.StatusMethodNotAllowed, api.StatusReasonMethodNotAllowed,
-		fmt.Sprintf("the server does not allow this method on the requested resource (%s)", method), &api.StatusDetails{})
+		"the server does not allow this method on the requested resource", &api.StatusDetails{})
 }
 
 func errUnauthorized() *api.Status {
