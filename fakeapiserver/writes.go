@@ -92,7 +92,7 @@ func (s *Server) servePatch(w http.ResponseWriter, req *http.Request, rq *reques
 		// body (patch_answers.go).
 		s.writeStatus(w, req, applyWithoutFieldManager(req))
 		return
-	default: // ApplyPatchType (server-side apply) included
+	default: // ApplyPatchType (server-side apply, with its fieldManager) included
 		s.writeStatus(w, req, errUnsupportedMediaType(ct, patchTypes))
 		return
 	}
