@@ -130,6 +130,7 @@ func (s *Server) loadDataDir() error {
 			return fmt.Errorf("creating namespace %s: %w", ns, err)
 		}
 	}
+	s.store.forgetBootstrap()
 	return nil
 }
 

@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -237,4 +238,22 @@ func errTooManyRequests(retryAfterSeconds int32) *api.Status {
 
 func errServiceUnavailable(msg string) *api.Status {
 	return newStatus(http.StatusServiceUnavailable, api.StatusReasonServiceUnavailable, msg, nil)
+}
+
+// deletedStatus is the answer of a DELETE that removed an object of a
+// resource without ReturnDeletedObject (a ConfigMap, a ReplicaSet, a custom
+// resource): the generic registry's Status of status Success naming what
+// was deleted, the resource (not the kind) in details.kind, with its uid
+// (15-differential: delete/existing, existing-dry-run, existing-grace-0,
+// existing-precondition-uid-ok and their siblings). A dry run that would
+// remove the object answers the same.
+func deletedStatus(rec *record) []byte {
+	st := &api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusSuccess,
+		Details: &api.StatusDetails{Name: rec.name, Group: rec.res.Group, Kind: rec.res.Name,
+			UID: stringAt(mapAt(rec.obj, "metadata"), "uid")},
+	}
+	b, _ := json.Marshal(st)
+	return b
 }

@@ -28,7 +28,7 @@ func (s *Server) Create(obj api.Object) (api.Object, error) {
 	if r.Namespaced && ns == "" {
 		ns = api.NamespaceDefault
 	}
-	rec, st := s.create(r, ns, m, false)
+	rec, st := s.create(r, ns, m, false, nil)
 	return decodeRecord(rec, st)
 }
 
@@ -53,7 +53,7 @@ func (s *Server) updateObject(obj api.Object, sub string) (api.Object, error) {
 	if r.Namespaced && ns == "" {
 		ns = api.NamespaceDefault
 	}
-	rec, st := s.update(r, ns, obj.GetName(), sub, m, false)
+	rec, st := s.update(r, ns, obj.GetName(), sub, m, false, nil)
 	return decodeRecord(rec, st)
 }
 
@@ -63,7 +63,7 @@ func (s *Server) Patch(resource, namespace, name string, pt PatchType, data []by
 	if err != nil {
 		return nil, err
 	}
-	rec, st := s.patchObject(r, namespace, name, "", pt, data, false)
+	rec, st := s.patchObject(r, namespace, name, "", pt, data, false, false)
 	return decodeRecord(rec, st)
 }
 
@@ -84,7 +84,7 @@ func (s *Server) Delete(resource, namespace, name string) (api.Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec, st := s.deleteObject(r, namespace, name, deleteOptions{})
+	rec, _, st := s.deleteObject(r, namespace, name, deleteOptions{})
 	return decodeRecord(rec, st)
 }
 

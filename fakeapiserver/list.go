@@ -274,11 +274,13 @@ func (s *Server) serveGet(w http.ResponseWriter, req *http.Request, rq *request)
 		return
 	}
 	if v := req.URL.Query().Get("resourceVersion"); v != "" && v != "0" {
-		rv, err := strconv.ParseUint(v, 10, 64)
-		if err != nil {
-			s.writeStatus(w, req, errBadRequest("invalid resource version: resourceVersion: Invalid value: %q: %v", v, err))
+		// 500 before the object is looked up, as for a missing one
+		// (15-differential: get/existing-rv-invalid, get/missing-rv-invalid).
+		if st := checkResourceVersion(v, true); st != nil {
+			s.writeStatus(w, req, st)
 			return
 		}
+		rv, _ := strconv.ParseUint(v, 10, 64)
 		if st := s.waitForResourceVersion(req.Context(), rv); st != nil {
 			s.writeStatus(w, req, st)
 			return

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 
 	"github.com/kinformer/kinformer/api"
@@ -44,20 +43,21 @@ func (s *Server) validate(r *resource, obj map[string]any) *api.Status {
 	return nil
 }
 
-// create stores a new object. obj is owned by the call.
-func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool) (_ *record, status *api.Status) {
+// create stores a new object. obj is owned by the call. strictBody is the
+// request's body under fieldValidation=Strict, else nil (fieldvalidation.go).
+func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool, strictBody []byte) (_ *record, status *api.Status) {
 	if st := checkTypeMeta(r, obj); st != nil {
 		return nil, st
 	}
 	if st := typeCheckBody(r, obj); st != nil {
 		return nil, st
 	}
+	if st := checkBodyFields(r, obj, strictBody); st != nil {
+		return nil, st
+	}
 	meta := ensureMap(obj, "metadata")
 	if st := checkNamespace(r, meta, ns); st != nil {
 		return nil, st
-	}
-	if rv := stringAt(meta, "resourceVersion"); rv != "" {
-		return nil, errBadRequest("resourceVersion should not be set on objects to be created")
 	}
 	r.beforeCreate(meta)
 	generate := stringAt(meta, "name") == "" && stringAt(meta, "generateName") != ""
@@ -73,6 +73,9 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 		} else {
 			delete(obj, "status")
 		}
+	}
+	if r.PrepareForCreate != nil {
+		r.PrepareForCreate(obj)
 	}
 	pruneEmpty(obj)
 	if st := s.validate(r, obj); st != nil {
@@ -103,6 +106,9 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 		meta["name"] = generatedName(stringAt(meta, "generateName"))
 	}
 	name := stringAt(meta, "name")
+	if st := checkCreateResourceVersion(meta, dryRun); st != nil {
+		return nil, st
+	}
 	if st.objects[r][objectKey(stringAt(meta, "namespace"), name)] != nil {
 		return nil, errAlreadyExists(r, name)
 	}
@@ -112,7 +118,7 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 		r.Admit(obj, s.now())
 	}
 	if dryRun {
-		return dryRunRecord(r, obj), nil
+		return dryRunRecord(r, obj, stringAt(meta, "resourceVersion")), nil
 	}
 	if st := checkObjectSize(obj); st != nil {
 		return nil, st
@@ -123,17 +129,36 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool)
 	return rec, nil
 }
 
+// checkCreateResourceVersion is the storage layer's check of a new object's
+// resourceVersion (etcd3's Create), reached after validation and admission
+// and before the key is looked up: a version that parses as a number other
+// than 0 is a plain error, which the handler answers 500 without a reason
+// (15-differential: create-invalid/resourceversion-set). One that does not
+// parse is not checked, and is replaced like any other. A dry run never
+// reaches that code: its storage only looks the key up, and answers the
+// object with the version as sent.
+func checkCreateResourceVersion(meta map[string]any, dryRun bool) *api.Status {
+	rv := stringAt(meta, "resourceVersion")
+	if n, err := strconv.ParseUint(rv, 10, 64); err == nil && n != 0 && !dryRun {
+		return newStatus(http.StatusInternalServerError, "", "resourceVersion should not be set on objects to be created", nil)
+	}
+	return nil
+}
+
 var namespacesRow = lookupResource("", "v1", "namespaces")
 
 func namespacesResource() *resource { return namespacesRow }
 
 // update replaces an object (subresource "") or its status ("status"). obj
-// is owned by the call.
-func (s *Server) update(r *resource, ns, name, subresource string, obj map[string]any, dryRun bool) (_ *record, status *api.Status) {
+// is owned by the call; strictBody as for create.
+func (s *Server) update(r *resource, ns, name, subresource string, obj map[string]any, dryRun bool, strictBody []byte) (_ *record, status *api.Status) {
 	if st := checkTypeMeta(r, obj); st != nil {
 		return nil, st
 	}
 	if st := typeCheckBody(r, obj); st != nil {
+		return nil, st
+	}
+	if st := checkBodyFields(r, obj, strictBody); st != nil {
 		return nil, st
 	}
 	meta := ensureMap(obj, "metadata")
@@ -307,8 +332,8 @@ func applyPatch(pt PatchType, doc map[string]any, body []byte) (map[string]any, 
 }
 
 // patchObject applies a patch to the stored object and saves the result as
-// an update would.
-func (s *Server) patchObject(r *resource, ns, name, subresource string, pt PatchType, body []byte, dryRun bool) (_ *record, status *api.Status) {
+// an update would. strict: fieldValidation=Strict.
+func (s *Server) patchObject(r *resource, ns, name, subresource string, pt PatchType, body []byte, dryRun, strict bool) (_ *record, status *api.Status) {
 	st := s.store
 	st.mu.Lock()
 	defer s.unlockDurable(st.rv, &status) // acknowledged only once durable
@@ -320,8 +345,11 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 		return nil, errNotFound(r, name)
 	}
 	patched, err := applyPatch(pt, existing.obj, body)
+	var unknownDirective *patch.UnknownDirectiveError
 	switch {
 	case err == nil:
+	case errors.As(err, &unknownDirective):
+		return nil, unknownDirectiveStatus(unknownDirective) // patch_answers.go
 	case errors.Is(err, patch.ErrTooLarge):
 		return nil, newStatus(413, api.StatusReasonRequestEntityTooLarge, err.Error(), nil)
 	case errors.Is(err, patch.ErrNotApplicable) && pt == JSONPatchType:
@@ -351,126 +379,34 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 	if st := typeCheckPatched(r, pt, existing.obj, patched, body); st != nil {
 		return nil, st
 	}
-	meta := ensureMap(patched, "metadata")
-	if stringAt(meta, "name") != name {
-		return nil, errInvalid(r.Kind, r.Group, name, []api.StatusCause{
-			invalid("metadata.name", meta["name"], "field is immutable")})
+	if st := checkPatchedFields(r, pt, patched, body, strict); st != nil {
+		return nil, st
 	}
-	if r.Namespaced && stringAt(meta, "namespace") != ns {
-		return nil, errInvalid(r.Kind, r.Group, name, []api.StatusCause{
-			invalid("metadata.namespace", meta["namespace"], "field is immutable")})
+	// The patch handler checks the patched object's name and namespace
+	// against the URL as an update's handler does (400 BadRequest,
+	// 15-differential: patch-invalid/name-change, namespace-change); an
+	// empty namespace is the URL's.
+	meta := ensureMap(patched, "metadata")
+	if patchedName := stringAt(meta, "name"); patchedName != name {
+		return nil, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", patchedName, name)
+	}
+	if st := checkNamespace(r, meta, ns); st != nil {
+		return nil, st
 	}
 	return s.updateLocked(existing, subresource, patched, dryRun)
 }
 
-// deleteOptions are the parts of DeleteOptions the server honours.
-type deleteOptions struct {
-	preconditionUID string
-	preconditionRV  string
-	dryRun          bool
-	gracePeriod     *int64 // DeleteOptions.gracePeriodSeconds (nil: the object's own)
-}
-
-var protectedNamespaces = []string{api.NamespaceDefault, api.NamespaceSystem, api.NamespacePublic}
-
-// deleteObject deletes one object and returns its last state.
-//
-//   - An object with finalizers is only marked: deletionTimestamp is set (a
-//     MODIFIED event) and it stays until an update removes the last one.
-//   - A pod is deleted gracefully (see gracefulDeleteLocked): a pod bound
-//     to a node is only marked (deletionTimestamp = now + grace, a MODIFIED
-//     event) and stays until a delete with grace 0 (the kubelet's); a pod
-//     with grace 0 (unbound, terminated, or gracePeriodSeconds=0) is marked
-//     (MODIFIED) and then removed (DELETED) in the same request.
-//   - A dry run answers the would-be state and writes nothing.
-//   - A namespace takes every object in it along (their DELETED events come
-//     first).
-func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) (_ *record, status *api.Status) {
-	st := s.store
-	st.mu.Lock()
-	defer s.unlockDurable(st.rv, &status) // acknowledged only once durable
-	if ws := st.writableLocked(); ws != nil {
-		return nil, ws
-	}
-	existing := st.objects[r][objectKey(ns, name)]
-	if existing == nil {
-		return nil, errNotFound(r, name)
-	}
-	meta := mapAt(existing.obj, "metadata")
-	if uid := opts.preconditionUID; uid != "" && uid != stringAt(meta, "uid") {
-		return nil, errPreconditionUID(r, name, uid, stringAt(meta, "uid"))
-	}
-	if rv := opts.preconditionRV; rv != "" && rv != strconv.FormatUint(existing.rv, 10) {
-		return nil, errPreconditionRV(r, name, rv, existing.rv)
-	}
-	if r == namespacesResource() && slices.Contains(protectedNamespaces, name) {
-		return nil, errForbidden(r, name, "this namespace may not be deleted")
-	}
-	if r.GracefulDelete {
-		return s.gracefulDeleteLocked(existing, opts), nil
-	}
-	if opts.dryRun {
-		return s.dryRunDeleteLocked(existing), nil
-	}
-	if len(stringList(meta["finalizers"])) > 0 {
-		if meta["deletionTimestamp"] != nil {
-			return existing, nil
-		}
-		return s.markDeletingLocked(existing), nil
-	}
-	if r == namespacesResource() {
-		for _, other := range st.served {
-			if !other.Namespaced {
-				continue
-			}
-			for _, rec := range st.recordsLocked(other, name, "") {
-				s.removeLocked(rec)
-			}
-		}
-	}
-	return s.removeLocked(existing), nil
-}
-
-// markDeletingLocked sets deletionTimestamp (the start of a graceful or
-// finalizer-blocked deletion) and commits it as a MODIFIED event.
-func (s *Server) markDeletingLocked(existing *record) *record {
-	r := existing.res
-	next := copyObject(existing.obj)
-	meta := mapAt(next, "metadata")
-	meta["deletionTimestamp"] = s.now()
-	meta["deletionGracePeriodSeconds"] = jsonInt(0)
-	if r.HasGeneration {
-		meta["generation"] = jsonInt(intAt(meta, "generation") + 1)
-	}
-	rv := s.store.nextRVLocked()
-	rec := newRecord(r, next, rv)
-	s.store.commitLocked(&event{typ: api.Modified, rv: rv, res: r, obj: rec, prev: existing})
-	return rec
-}
-
-// removeLocked deletes the object for good and commits the DELETED event,
-// whose object is the last state stamped with the deletion's version.
-func (s *Server) removeLocked(existing *record) *record {
-	s.beforeRemoveLocked(existing)
-	rv := s.store.nextRVLocked()
-	gone := existing.withRV(rv)
-	s.store.commitLocked(&event{typ: api.Deleted, rv: rv, res: existing.res, obj: gone, prev: existing})
-	return gone
-}
-
-// beforeRemoveLocked runs before an object is removed for good: a CRD's
-// custom resources go first (crd.go).
-func (s *Server) beforeRemoveLocked(existing *record) {
-	if isCRDRow(existing.res) {
-		s.crdChangingLocked(&event{typ: api.Deleted, res: existing.res, obj: existing})
-	}
-}
-
-// dryRunRecord is what a dryRun=All request answers: the object as it would
-// be stored, without a resourceVersion, since nothing was written.
-func dryRunRecord(r *resource, obj map[string]any) *record {
+// dryRunRecord is what a dryRun=All create answers: the object as it would
+// be stored, without a resourceVersion since nothing was written, or with
+// the one the client sent (sentRV), which the dry-run storage leaves as it
+// is.
+func dryRunRecord(r *resource, obj map[string]any, sentRV string) *record {
 	rec := newRecord(r, obj, 0)
-	delete(mapAt(rec.obj, "metadata"), "resourceVersion")
+	if sentRV == "" {
+		delete(mapAt(rec.obj, "metadata"), "resourceVersion")
+	} else {
+		mapAt(rec.obj, "metadata")["resourceVersion"] = sentRV
+	}
 	rec.raw = encodeObject(rec.obj)
 	return rec
 }

@@ -3,6 +3,8 @@ package fakeapiserver
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"time"
@@ -42,11 +44,6 @@ func parseListOptions(q url.Values, r *resource, watch bool) (listOptions, *api.
 	o.labelsSet = !o.labels.Empty() || !o.fields.Empty()
 
 	o.resourceVersion = q.Get("resourceVersion")
-	if o.resourceVersion != "" {
-		if _, err := strconv.ParseUint(o.resourceVersion, 10, 64); err != nil {
-			return o, errBadRequest("invalid resource version: resourceVersion: Invalid value: %q: %v", o.resourceVersion, err)
-		}
-	}
 	o.rvMatch = q.Get("resourceVersionMatch")
 	o.continueToken = q.Get("continue")
 	// A number that does not parse is the query decoder's bare strconv
@@ -74,6 +71,14 @@ func parseListOptions(q url.Values, r *resource, watch bool) (listOptions, *api.
 	if causes := o.validate(watch); len(causes) > 0 {
 		return o, errInvalid("ListOptions", "meta.k8s.io", "", causes)
 	}
+	// The version is parsed by the storage layer, after the options were
+	// validated. A list's storage answers a malformed one 400 BadRequest
+	// (13-gone-410-and-too-large.txt); a watch's passes the versioner's
+	// plain error up unconverted, which the handler answers 500 without a
+	// reason (15-differential: watch-invalid/rv-invalid).
+	if st := checkResourceVersion(o.resourceVersion, watch); st != nil {
+		return o, st
+	}
 	if !watch && o.continueToken != "" && o.resourceVersion != "" && o.resourceVersion != "0" {
 		return o, errBadRequest("specifying resource version is not allowed when using continue")
 	}
@@ -84,10 +89,9 @@ func parseListOptions(q url.Values, r *resource, watch bool) (listOptions, *api.
 // ValidateListOptions and validateWatchOptions); each violation is a 422
 // cause, all of them reported together.
 func (o *listOptions) validate(watch bool) []api.StatusCause {
+	// A negative limit is not refused: the real server lists as if no
+	// limit were given (15-differential: list-invalid/limit-negative).
 	var causes []api.StatusCause
-	if o.limit < 0 {
-		causes = append(causes, invalid("limit", o.limit, "must be greater than or equal to 0"))
-	}
 	if watch {
 		if o.sendInitialEvents != nil && o.rvMatch != "NotOlderThan" {
 			causes = append(causes, forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
@@ -99,9 +103,13 @@ func (o *listOptions) validate(watch bool) []api.StatusCause {
 			if o.rvMatch != "NotOlderThan" {
 				causes = append(causes, notSupported("resourceVersionMatch", o.rvMatch, "NotOlderThan"))
 			}
-			if o.continueToken != "" {
-				causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
-			}
+		}
+		if o.continueToken != "" {
+			// Forbidden with or without resourceVersionMatch: a watch with
+			// continue alone is refused too, on the field
+			// resourceVersionMatch (15-differential:
+			// watch-invalid/continue-on-watch).
+			causes = append(causes, forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
 		}
 		return causes
 	}
@@ -123,6 +131,25 @@ func (o *listOptions) validate(watch bool) []api.StatusCause {
 		causes = append(causes, forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
 	}
 	return causes
+}
+
+// checkResourceVersion answers a resourceVersion that is not a number as
+// the storage layer does: 400 for a list (apiserver wraps the versioner's
+// error as a BadRequest there), 500 without a reason for a watch or a get,
+// whose storage returns the versioner's error as it is (15-differential:
+// get/existing-rv-invalid, get/missing-rv-invalid, watch-invalid/rv-invalid).
+func checkResourceVersion(rv string, watchOrGet bool) *api.Status {
+	if rv == "" {
+		return nil
+	}
+	if _, err := strconv.ParseUint(rv, 10, 64); err != nil {
+		msg := fmt.Sprintf("resourceVersion: Invalid value: %q: %v", rv, err)
+		if watchOrGet {
+			return newStatus(http.StatusInternalServerError, "", msg, nil)
+		}
+		return errBadRequest("invalid resource version: %s", msg)
+	}
+	return nil
 }
 
 // selectorMessage is a selector parse error as the real server words it.

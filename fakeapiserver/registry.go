@@ -48,6 +48,16 @@ type resource struct {
 	// FieldAliases are field labels the real server accepts and renames
 	// (a pod's legacy spec.host is spec.nodeName).
 	FieldAliases map[string]string
+	// TopFields are the fields of the kind's Go type besides kind,
+	// apiVersion and metadata: a body's other top-level fields are unknown
+	// (dropped, or refused with fieldValidation=Strict; fieldvalidation.go).
+	// nil: not known (a custom resource), every field is kept.
+	TopFields []string
+	// ReturnDeletedObject: a DELETE that removes the object answers the
+	// object's last state; without it the answer is a Status of status
+	// Success naming the object (the generic registry's
+	// Store.ReturnDeletedObject, set for pods and namespaces).
+	ReturnDeletedObject bool
 	// strategy holds the resource's rules for create, update, status
 	// update and delete (strategy.go, and strategy_<resource>.go per row).
 	strategy
@@ -75,27 +85,32 @@ var builtinResources = []*resource{
 		Fields: []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
 			"spec.serviceAccountName", "spec.hostNetwork", "status.phase", "status.podIP",
 			"status.podIPs", "status.nominatedNodeName"},
-		FieldDefaults: map[string]string{"spec.hostNetwork": "false"},
-		FieldAliases:  map[string]string{"spec.host": "spec.nodeName"},
-		strategy:      podStrategy,
-		Columns:       podColumns,
-		New:           func() api.Object { return new(api.Pod) },
+		FieldDefaults:       map[string]string{"spec.hostNetwork": "false"},
+		FieldAliases:        map[string]string{"spec.host": "spec.nodeName"},
+		TopFields:           []string{"spec", "status"},
+		ReturnDeletedObject: true,
+		strategy:            podStrategy,
+		Columns:             podColumns,
+		New:                 func() api.Object { return new(api.Pod) },
 	},
 	{
 		Version: "v1", Name: "configmaps", Singular: "configmap", Kind: "ConfigMap",
 		ShortNames: []string{"cm"}, Namespaced: true,
-		strategy: configMapStrategy,
-		Columns:  configMapColumns,
-		New:      func() api.Object { return new(api.ConfigMap) },
+		TopFields: []string{"data", "binaryData", "immutable"},
+		strategy:  configMapStrategy,
+		Columns:   configMapColumns,
+		New:       func() api.Object { return new(api.ConfigMap) },
 	},
 	{
 		Version: "v1", Name: "namespaces", Singular: "namespace", Kind: "Namespace",
 		ShortNames: []string{"ns"}, Namespaced: false, HasStatus: true, HasFinalize: true,
-		Verbs:    []string{"create", "delete", "get", "list", "patch", "update", "watch"}, // no deletecollection
-		Fields:   []string{"status.phase"},
-		strategy: namespaceStrategy,
-		Columns:  namespaceColumns,
-		New:      func() api.Object { return new(api.Namespace) },
+		Verbs:               []string{"create", "delete", "get", "list", "patch", "update", "watch"}, // no deletecollection
+		Fields:              []string{"status.phase"},
+		TopFields:           []string{"spec", "status"},
+		ReturnDeletedObject: true,
+		strategy:            namespaceStrategy,
+		Columns:             namespaceColumns,
+		New:                 func() api.Object { return new(api.Namespace) },
 	},
 	{
 		Group: "apps", Version: "v1", Name: "replicasets", Singular: "replicaset", Kind: "ReplicaSet",
@@ -104,9 +119,10 @@ var builtinResources = []*resource{
 		// No Fields: apps/v1 registers no field-label conversion for
 		// ReplicaSet, so status.replicas is refused (unlike core/v1
 		// ReplicationController, which allows it).
-		strategy: replicaSetStrategy,
-		Columns:  replicaSetColumns,
-		New:      func() api.Object { return new(api.ReplicaSet) },
+		TopFields: []string{"spec", "status"},
+		strategy:  replicaSetStrategy,
+		Columns:   replicaSetColumns,
+		New:       func() api.Object { return new(api.ReplicaSet) },
 	},
 	{
 		Group: "apiextensions.k8s.io", Version: "v1", Name: "customresourcedefinitions",
@@ -115,9 +131,13 @@ var builtinResources = []*resource{
 		HasStatus: true, HasGeneration: true,
 		// Every object of this row also changes what the server serves:
 		// see crd.go (syncCRDLocked).
-		strategy: crdStrategy,
-		Columns:  crdColumns,
-		New:      nil, // no Go type: the Go API does not create CRDs
+		TopFields: []string{"spec", "status"},
+		// The real CRD registry answers a DELETE with the CRD, Terminating
+		// until its custom resources are gone.
+		ReturnDeletedObject: true,
+		strategy:            crdStrategy,
+		Columns:             crdColumns,
+		New:                 nil, // no Go type: the Go API does not create CRDs
 	},
 }
 

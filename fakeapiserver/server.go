@@ -153,6 +153,7 @@ func New(opts Options) *Server {
 			panic(fmt.Sprintf("fakeapiserver: creating namespace %s: %v", ns, err))
 		}
 	}
+	s.store.forgetBootstrap()
 	return s
 }
 

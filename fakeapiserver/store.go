@@ -225,6 +225,20 @@ func (s *store) compactLocked() {
 	}
 }
 
+// forgetBootstrap starts the history after the objects every cluster
+// starts with (the namespaces New creates): like a real cluster's first
+// writes, which etcd compacted long ago, their versions are too old to
+// watch or list exactly from, 410 Expired (15-differential:
+// watch-invalid/rv-ancient, list-rv/namespaced-rv-ancient-exact and
+// cluster-rv-ancient-exact ask for resourceVersion 1 and 2). Watching or
+// listing from the version the server starts at works.
+func (s *store) forgetBootstrap() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.history.clear()
+	s.compacted = s.rv
+}
+
 // snapshotLocked returns the objects of r as they were at resourceVersion
 // at, by undoing every later event. The caller checks at >= s.compacted.
 func (s *store) snapshotLocked(r *resource, at uint64) map[string]*record {

@@ -10,7 +10,7 @@ import (
 // resource's strategy at four points, one per verb, so a reader looking for
 // "why was my ReplicaSet refused" finds the answer in strategy_replicasets.go:
 //
-//	create         Default, InitialStatus, then Validate
+//	create         Default, InitialStatus, PrepareForCreate, then Validate
 //	update         PrepareForUpdate, Default, then Validate and ValidateUpdate
 //	status update  PrepareForStatusUpdate, then ValidateStatusUpdate
 //	delete         GracefulDelete (graceful.go holds the mechanism)
@@ -26,6 +26,9 @@ type strategy struct {
 	// InitialStatus replaces whatever status a create sends (nil: keep
 	// it, as for kinds without a status).
 	InitialStatus func(obj map[string]any) map[string]any
+	// PrepareForCreate changes what a new object of this kind may not keep
+	// as sent (after Default and InitialStatus, before Validate).
+	PrepareForCreate func(obj map[string]any)
 	// Admit runs on create once the object has its uid and
 	// creationTimestamp (now), for status fields stamped with the time.
 	Admit func(obj map[string]any, now string)

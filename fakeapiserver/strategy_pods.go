@@ -16,24 +16,34 @@ import (
 // graceful.go (podGracePeriod is CheckGracefulDelete: a negative grace is
 // used as 1 there).
 //
-// A negative spec.terminationGracePeriodSeconds is NOT rewritten on create
-// or update: the real server stores it as sent (validation does not refuse
-// it) and only warns (pkg/api/pod/warnings.go GetWarningsForPod:
-// "spec.terminationGracePeriodSeconds: must be >= 0; negative values are
-// invalid and will be treated as 1"; the fake sends no Warning header). The
-// "treated as 1" happens at delete time (podGracePeriod) and through the one
-// update ValidatePodUpdate allows on it: from negative to 1.
+// A negative spec.terminationGracePeriodSeconds is stored as 1 on create
+// (15-differential: create-invalid/pod-grace-negative, recorded; the real
+// server also warns that it "will be treated as 1", and the fake sends no
+// Warning header). An update does not rewrite it: ValidatePodUpdate allows
+// the one change from negative to 1, for pods stored before. A delete uses
+// a negative grace as 1 too (podGracePeriod, graceful.go).
 var podStrategy = strategy{
 	Default: defaultPod,
 	InitialStatus: func(map[string]any) map[string]any {
 		return map[string]any{"phase": "Pending", "qosClass": "BestEffort"}
 	},
+	PrepareForCreate:       preparePodCreate,
 	Validate:               validatePod,
 	ValidateUpdate:         validatePodUpdate,
 	PrepareForStatusUpdate: preparePodStatusUpdate,
 	ValidateStatusUpdate:   validatePodStatusUpdate,
 	UpdateOrder:            metaUpdateFirst,
 	GracefulDelete:         true,
+}
+
+// preparePodCreate stores a negative terminationGracePeriodSeconds as 1.
+func preparePodCreate(obj map[string]any) {
+	spec := mapAt(obj, "spec")
+	if g, ok := spec["terminationGracePeriodSeconds"].(json.Number); ok {
+		if n, err := g.Int64(); err == nil && n < 0 {
+			spec["terminationGracePeriodSeconds"] = jsonInt(1)
+		}
+	}
 }
 
 func defaultPod(obj map[string]any) {

@@ -240,6 +240,12 @@ func validatePodStatusUpdate(obj, old map[string]any) []api.StatusCause {
 		if msg := isDNS1123Subdomain(n); msg != "" {
 			causes = append(causes, invalid("status.nominatedNodeName", n, msg))
 		}
+		// A pod bound to a node is past nomination (15-differential:
+		// update-status/pod-nominated-node). Only a new or changed value is
+		// refused: one the pod already had stays allowed.
+		if stringAt(mapAt(old, "spec"), "nodeName") != "" {
+			causes = append(causes, forbidden("status.nominatedNodeName", "may not be set on pods that are already bound to a node"))
+		}
 	}
 	// ValidateImmutableField.
 	if q := stringAt(status, "qosClass"); q != stringAt(oldStatus, "qosClass") {

@@ -308,8 +308,14 @@ func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *reques
 	}
 	defer s.stopWatch(wt)
 	if opts.timeoutSeconds < 0 {
-		// The real server's timer for a negative timeoutSeconds has fired
-		// before the first event: the stream ends at once, empty.
+		// The real server's request context for a negative timeoutSeconds
+		// has expired before the watch starts: its watch cache, waiting to
+		// be fresh enough to serve, gives up with the context's error, and
+		// the stream is one ERROR frame carrying it as a 500 InternalError
+		// (no details), then the end (15-differential:
+		// watch-invalid/timeout-negative, a watch without resourceVersion;
+		// the fake answers every watch with a negative timeout so).
+		sw.writeError(newStatus(http.StatusInternalServerError, api.StatusReasonInternalError, "context deadline exceeded", nil))
 		return
 	}
 	if s.tracer.On() {

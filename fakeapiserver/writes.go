@@ -49,11 +49,12 @@ func (s *Server) serveCreateOrUpdate(w http.ResponseWriter, req *http.Request, r
 	}
 	var rec *record
 	code := http.StatusOK
+	strictBody := strictFieldBody(req, body)
 	if rq.verb == "create" {
-		rec, st = s.create(rq.res, rq.ns, obj, dryRun)
+		rec, st = s.create(rq.res, rq.ns, obj, dryRun, strictBody)
 		code = http.StatusCreated
 	} else {
-		rec, st = s.update(rq.res, rq.ns, rq.name, rq.sub, obj, dryRun)
+		rec, st = s.update(rq.res, rq.ns, rq.name, rq.sub, obj, dryRun, strictBody)
 	}
 	if st != nil {
 		s.writeStatus(w, req, st)
@@ -100,7 +101,12 @@ func (s *Server) servePatch(w http.ResponseWriter, req *http.Request, rq *reques
 		s.writeStatus(w, req, errUnsupportedMediaType(ct, customPatchTypes))
 		return
 	case pt == JSONPatchType, pt == MergePatchType, pt == StrategicMergePatchType:
-	case pt == ApplyPatchType: // server-side apply: the fake's own 415
+	case pt == ApplyPatchType && req.URL.Query().Get("fieldManager") == "":
+		// The PatchOptions are validated before anything looks at the
+		// body (patch_answers.go).
+		s.writeStatus(w, req, applyWithoutFieldManager(req))
+		return
+	case pt == ApplyPatchType: // server-side apply, with its fieldManager: the fake's own 415
 		s.writeStatus(w, req, errUnsupportedMediaType(ct, patchTypes))
 		return
 	default: // no patch type at all: go-restful's 415
@@ -117,7 +123,7 @@ func (s *Server) servePatch(w http.ResponseWriter, req *http.Request, rq *reques
 		s.writeStatus(w, req, st)
 		return
 	}
-	rec, st := s.patchObject(rq.res, rq.ns, rq.name, rq.sub, pt, body, dryRun)
+	rec, st := s.patchObject(rq.res, rq.ns, rq.name, rq.sub, pt, body, dryRun, strictFieldBody(req, body) != nil)
 	if st != nil {
 		s.writeStatus(w, req, st)
 		return
@@ -241,9 +247,13 @@ func (s *Server) serveDelete(w http.ResponseWriter, req *http.Request, rq *reque
 		s.writeStatus(w, req, st)
 		return
 	}
-	rec, st := s.deleteObject(rq.res, rq.ns, rq.name, opts)
+	rec, gone, st := s.deleteObject(rq.res, rq.ns, rq.name, opts)
 	if st != nil {
 		s.writeStatus(w, req, st)
+		return
+	}
+	if gone && !rq.res.ReturnDeletedObject {
+		s.writeJSON(w, req, http.StatusOK, deletedStatus(rec)) // whatever Accept asked for
 		return
 	}
 	s.writeJSON(w, req, http.StatusOK, s.renderObject(rq.res, out, rec))
@@ -275,7 +285,7 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, req *http.Request,
 	meta := api.ListMeta{ResourceVersion: strconv.FormatUint(s.store.rv, 10)}
 	s.store.mu.RUnlock()
 	for _, rec := range listed {
-		if _, st := s.deleteObject(rq.res, rq.ns, rec.name, delOpts); st != nil && st.Code != http.StatusNotFound {
+		if _, _, st := s.deleteObject(rq.res, rq.ns, rec.name, delOpts); st != nil && st.Code != http.StatusNotFound {
 			s.writeStatus(w, req, st)
 			return
 		}

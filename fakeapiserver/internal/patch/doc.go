@@ -41,7 +41,8 @@
 //     as null without error); an array element must still exist.
 //   - "test" and "copy" read a missing object member as null: a test for
 //     null passes, and the copy adds null. A "test" with no "value" fails.
-//   - "add" and "replace" with no "value" set null. A missing or null "path"
+//   - "add" and "replace" with no "value" member fail (v4 sets null; the
+//     real server refuses them, see missingValue). A missing or null "path"
 //     or "from", or an unknown or missing "op", is not rejected before the
 //     patch runs: the operation fails when its turn comes ("Unexpected kind:
 //     frob"), which kube-apiserver answers with 422, not 400.
@@ -60,8 +61,8 @@
 //
 // Every refusal carries v4's own text ("replace operation does not apply:
 // doc is missing key: /spec/containers/5: missing value", "testing value
-// /metadata/name failed: test failed"). Only "test" differs from v4 in
-// substance: it compares numbers by value (1 equals 1.0), where v4 compares
+// /metadata/name failed: test failed"). Besides a missing "value", only
+// "test" differs from v4 in substance: it compares numbers by value (1 equals 1.0), where v4 compares
 // their text as the server encoded it; and where v4 would panic (a "test"
 // with no "value" of a null member) it fails the test.
 //

@@ -56,3 +56,24 @@ func notApplicablef(format string, args ...any) error {
 func tooLargef(format string, args ...any) error {
 	return &patchError{kind: ErrTooLarge, cause: fmt.Errorf(format, args...)}
 }
+
+// UnknownDirectiveError is a "$patch" directive a strategic merge patch does
+// not know, in an object or in a list element. It is ErrMalformed, but the
+// server needs the object that carries the directive: kube-apiserver passes
+// apimachinery's error about it through unconverted (a 500 naming that
+// object), so the server words the answer itself.
+type UnknownDirectiveError struct {
+	Path      string         // where, as in the other messages
+	Directive any            // the directive's value
+	Map       map[string]any // the patch object holding it
+	InList    bool           // an element of a list merged by key
+}
+
+func (e *UnknownDirectiveError) Error() string {
+	if e.InList {
+		return fmt.Sprintf(`%s: unknown "$patch" directive %s (want "delete" or "replace")`, e.Path, brief(e.Directive))
+	}
+	return fmt.Sprintf(`%s: unknown "$patch" directive %s in an object (want "replace" or "delete")`, e.Path, brief(e.Directive))
+}
+
+func (e *UnknownDirectiveError) Unwrap() error { return ErrMalformed }

@@ -131,6 +131,12 @@ func TestJSONPatchErrors(t *testing.T) {
 		{`[{"op":"remove","path":null}]`, ErrNotApplicable, `remove operation failed to decode path: missing value`},
 		{`[{"op":"replace","value":1}]`, ErrNotApplicable, `replace operation failed to decode path: operation missing path field: missing value`},
 		{`[{"op":"test","value":1}]`, ErrNotApplicable, `test operation failed to decode path: operation missing path field: missing value`},
+		// Not v4: kube-apiserver 1.36 refuses an add or replace without a
+		// "value" member (v4 would set null).
+		{`[{"op":"add","path":"/b"}]`, ErrNotApplicable, `add operation has no "value" member`},
+		{`[{"op":"replace","path":"/metadata/name"}]`, ErrNotApplicable, `replace operation has no "value" member`},
+		{`[{"op":"replace","path":""}]`, ErrNotApplicable, `replace operation has no "value" member`},
+		{`[{"op":"test","path":"/metadata/name"}]`, ErrNotApplicable, `testing value /metadata/name failed: test failed`},
 		{`[{"op":"copy","path":"/a"}]`, ErrNotApplicable, `copy operation failed to decode from: operation, missing from field: missing value`},
 		{`[{"op":"move","path":"/a"}]`, ErrNotApplicable, `move operation failed to decode from: operation, missing from field: missing value`},
 		{`[{"op":"copy","from":"/metadata/name"}]`, ErrNotApplicable, `copy operation failed to decode path: missing value`},
@@ -214,8 +220,8 @@ func TestJSONPatchFollowsV4(t *testing.T) {
 			`{"a":{}}`, `[{"op":"replace","path":"/a/b","value":1}]`, `{"a":{"b":1}}`},
 		{"replace at the root with a non-object is ignored (errors.Wrapf(nil) is nil)",
 			`{"a":1}`, `[{"op":"replace","path":"","value":3}]`, `{"a":1}`},
-		{"add and replace without value set null (Operation.value is a nil node)",
-			`{"a":1}`, `[{"op":"add","path":"/b"},{"op":"replace","path":"/a"}]`, `{"a":null,"b":null}`},
+		{"add and replace with a null value set null",
+			`{"a":1}`, `[{"op":"add","path":"/b","value":null},{"op":"replace","path":"/a","value":null}]`, `{"a":null,"b":null}`},
 		{"test of a missing member against null passes (get returns nil, raw is nil)",
 			`{"a":1}`, `[{"op":"test","path":"/b","value":null}]`, `{"a":1}`},
 		{"copy of a missing member adds null (deepCopy(nil) is nil)",

@@ -218,7 +218,7 @@ func splitSpecialElements(patch []any, path, key string) (regular []keyedElement
 		case d == "merge":
 			return nil, nil, false, malformedf(`%s: element %d: "$patch": "merge" is not supported in a list (Kubernetes refuses it too)`, path, i)
 		default:
-			return nil, nil, false, malformedf(`%s: element %d: unknown "$patch" directive %s (want "delete" or "replace")`, path, i, brief(d))
+			return nil, nil, false, &UnknownDirectiveError{Path: fmt.Sprintf("%s: element %d", path, i), Directive: d, Map: m, InList: true}
 		}
 	}
 	return regular, deleted, replace, nil

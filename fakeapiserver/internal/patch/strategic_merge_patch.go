@@ -87,7 +87,7 @@ func (s strategicMerger) mergeMap(original, patch map[string]any, path string) (
 		case "delete":
 			return map[string]any{}, nil
 		default:
-			return nil, malformedf(`%s: unknown "$patch" directive %s in an object (want "replace" or "delete")`, where(path), brief(d))
+			return nil, &UnknownDirectiveError{Path: where(path), Directive: d, Map: patch}
 		}
 	}
 	if original == nil {
