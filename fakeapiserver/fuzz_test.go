@@ -30,6 +30,8 @@ func FuzzRequestBody(f *testing.F) {
 	f.Add("PATCH", "/api/v1/namespaces/default/pods/seed-0/status", "application/strategic-merge-patch+json", []byte(`{"status":{"phase":7}}`))
 	f.Add("PATCH", "/api/v1/namespaces/default/pods/seed-0", "application/json-patch+json", []byte(`[{"op":"copy","from":"/spec","path":"/metadata/labels"}]`))
 	f.Add("PUT", "/api/v1/namespaces/default/pods/seed-0", "application/json", []byte(`{"metadata":{"name":"seed-0","annotations":{"a":1}},"spec":{"containers":[{"name":"c","image":"i"}]}}`))
+	f.Add("POST", "/api/v1/namespaces/default/configmaps", "application/yaml", []byte("metadata:\n  name: y\ndata:\n  k: |\n    v\n  n: no\n"))
+	f.Add("PUT", "/api/v1/namespaces/default/pods/seed-0", "application/yaml", []byte("metadata: {name: seed-0}\nspec:\n  containers:\n  - name: c\n    image: i\n"))
 	f.Fuzz(func(t *testing.T, method, path, contentType string, body []byte) {
 		if len(path) == 0 || path[0] != '/' {
 			return

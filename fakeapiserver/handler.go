@@ -331,17 +331,17 @@ func readBody(w http.ResponseWriter, req *http.Request) ([]byte, *api.Status) {
 }
 
 // checkContentType accepts JSON (or no Content-Type, which the real server
-// reads as JSON) for create and update.
+// reads as JSON) and YAML (yamlbody.go) for create and update.
 func checkContentType(req *http.Request) *api.Status {
 	ct := req.Header.Get("Content-Type")
 	if ct == "" {
 		return nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
-	if err == nil && mt == "application/json" {
+	if err == nil && (mt == "application/json" || mt == yamlMediaType) {
 		return nil
 	}
-	return errUnsupportedMediaType(ct, []string{"application/json"})
+	return errUnsupportedMediaType(ct, []string{"application/json", yamlMediaType})
 }
 
 // loggingWriter remembers the status code for the request log. Unwrap lets

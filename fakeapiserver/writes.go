@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/fakeapiserver/internal/yamljson"
 )
 
 // HTTP handlers of the write verbs. They parse and check the request, then
@@ -32,6 +33,9 @@ func (s *Server) serveCreateOrUpdate(w http.ResponseWriter, req *http.Request, r
 	var body []byte
 	if st == nil {
 		body, st = readBody(w, req)
+	}
+	if st == nil && isYAMLBody(req) {
+		body, st = yamlBodyToJSON(req, rq.res, body)
 	}
 	var obj map[string]any
 	if st == nil {
@@ -135,6 +139,13 @@ func parseDeleteOptions(w http.ResponseWriter, req *http.Request) (deleteOptions
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return parseDeleteQuery(req)
+	}
+	if isYAMLBody(req) {
+		res, err := yamljson.Convert(body)
+		if err != nil {
+			return opts, errBadRequest("the body of the request is not valid DeleteOptions: error converting YAML to JSON: %v", err)
+		}
+		body = res.JSON
 	}
 	var b deleteOptionsBody
 	dec := json.NewDecoder(bytes.NewReader(body))
