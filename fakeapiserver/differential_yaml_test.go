@@ -112,6 +112,10 @@ func TestDifferential_YAMLBodies(t *testing.T) {
 		"Content-Type", yamlType)
 	require.Equal(t, http.StatusOK, r.code, "%s", r.body)
 	require.Equal(t, http.StatusOK, e.get("/api/v1/namespaces/"+ns+"/configmaps/dup").code, "a dry run deletes nothing")
+	r = e.do(http.MethodDelete, "/api/v1/namespaces/"+ns+"/configmaps/dup", "dryRun: [All\n", "Content-Type", yamlType)
+	require.Equal(t, http.StatusBadRequest, r.code, "%s", r.body)
+	require.Equal(t, "the body of the request is not valid DeleteOptions: error converting YAML to JSON: yaml: line 1: did not find expected ',' or ']'",
+		r.status(t).Message)
 }
 
 // jsonAt is the JSON of the value at a dotted path (numbers index arrays).

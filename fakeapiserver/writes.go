@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/kinformer/kinformer/api"
-	"github.com/kinformer/kinformer/fakeapiserver/internal/yamljson"
 )
 
 // HTTP handlers of the write verbs. They parse and check the request, then
@@ -140,12 +139,8 @@ func parseDeleteOptions(w http.ResponseWriter, req *http.Request) (deleteOptions
 	if len(bytes.TrimSpace(body)) == 0 {
 		return parseDeleteQuery(req)
 	}
-	if isYAMLBody(req) {
-		res, err := yamljson.Convert(body)
-		if err != nil {
-			return opts, errBadRequest("the body of the request is not valid DeleteOptions: error converting YAML to JSON: %v", err)
-		}
-		body = res.JSON
+	if body, st = deleteOptionsJSON(req, body); st != nil {
+		return opts, st
 	}
 	var b deleteOptionsBody
 	dec := json.NewDecoder(bytes.NewReader(body))

@@ -49,6 +49,20 @@ func yamlBodyToJSON(req *http.Request, r *resource, body []byte) ([]byte, *api.S
 	return res.JSON, nil
 }
 
+// deleteOptionsJSON is a DELETE's DeleteOptions body as JSON: converted
+// if it was sent as YAML, as the real server's delete handler decodes it
+// with the serializer its Content-Type names.
+func deleteOptionsJSON(req *http.Request, body []byte) ([]byte, *api.Status) {
+	if !isYAMLBody(req) {
+		return body, nil
+	}
+	res, err := yamljson.Convert(body)
+	if err != nil {
+		return nil, errBadRequest("the body of the request is not valid DeleteOptions: error converting YAML to JSON: %v", err)
+	}
+	return res.JSON, nil
+}
+
 // summarizeYAMLBody is the real server's summary of a body it could not
 // decode: its first 30 bytes, as text if it starts with "{", else in hex.
 func summarizeYAMLBody(body []byte) string {
