@@ -199,7 +199,7 @@ func errTooLarge(limit int64) *api.Status {
 
 func errUnsupportedMediaType(contentType string, supported []string) *api.Status {
 	return newStatus(http.StatusUnsupportedMediaType, api.StatusReasonUnsupportedMediaType,
-		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s (this fake API server speaks JSON only; got %q)",
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s (this fake API server reads JSON and YAML bodies only; got %q)",
 			strings.Join(supported, ", "), contentType), nil)
 }
 

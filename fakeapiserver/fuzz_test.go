@@ -35,6 +35,8 @@ func FuzzRequestBody(f *testing.F) {
 	f.Add("PATCH", "/api/v1/namespaces/default/pods/seed-0?fieldValidation=Strict", "application/merge-patch+json", []byte(`{"bogus":{"a":1,"a":2}}`))
 	f.Add("PATCH", "/api/v1/namespaces/default/pods/seed-0", "application/strategic-merge-patch+json", []byte(`{"metadata":{"labels":{"$patch":1.5}}}`))
 	f.Add("DELETE", "/api/v1/namespaces/default/configmaps/c?dryRun=All", "", []byte(nil))
+	f.Add("POST", "/api/v1/namespaces/default/configmaps", "application/yaml", []byte("metadata:\n  name: y\ndata:\n  k: |\n    v\n  n: no\n"))
+	f.Add("PUT", "/api/v1/namespaces/default/pods/seed-0", "application/yaml", []byte("metadata: {name: seed-0}\nspec:\n  containers:\n  - name: c\n    image: i\n"))
 	f.Fuzz(func(t *testing.T, method, path, contentType string, body []byte) {
 		if len(path) == 0 || path[0] != '/' {
 			return

@@ -331,19 +331,19 @@ func readBody(w http.ResponseWriter, req *http.Request) ([]byte, *api.Status) {
 }
 
 // checkContentType accepts JSON (or no Content-Type, which the real server
-// reads as JSON) for create and update.
+// reads as JSON) and YAML (yamlbody.go) for create and update.
 func checkContentType(req *http.Request) *api.Status {
 	ct := req.Header.Get("Content-Type")
 	if ct == "" {
 		return nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
-	if err == nil && mt == "application/json" {
+	if err == nil && (mt == "application/json" || mt == yamlMediaType) {
 		return nil
 	}
-	if err == nil && (mt == "application/yaml" || mt == "application/vnd.kubernetes.protobuf") {
-		// The real server reads these; the fake does not, and says so.
-		return errUnsupportedMediaType(ct, []string{"application/json"})
+	if err == nil && mt == "application/vnd.kubernetes.protobuf" {
+		// The real server reads it; the fake does not, and says so.
+		return errUnsupportedMediaType(ct, []string{"application/json", yamlMediaType})
 	}
 	// A type the real server does not read either: its own answer.
 	return errUnknownBodyFormat(realBodyMediaTypes)

@@ -102,7 +102,9 @@ func TestCreate_Errors(t *testing.T) {
 		// (15-differential: create-invalid/resourceversion-set).
 		{"resourceVersion set", "/api/v1/namespaces/default/pods", pod(`{"name":"x","resourceVersion":"5"}`), "", 500, "", "resourceVersion should not be set on objects to be created", ""},
 		{"protobuf body", "/api/v1/namespaces/default/pods", "\x6b\x38\x73\x00", "application/vnd.kubernetes.protobuf", 415, api.StatusReasonUnsupportedMediaType, "", ""},
-		{"yaml body", "/api/v1/namespaces/default/pods", "kind: Pod", "application/yaml", 415, api.StatusReasonUnsupportedMediaType, "", ""},
+		// A YAML body is read as the JSON it converts to (yamlbody.go).
+		{"yaml body", "/api/v1/namespaces/default/pods", "kind: Pod\nspec:\n  containers:\n  - {name: c, image: i}\n", "application/yaml", 422, api.StatusReasonInvalid, "", "metadata.name"},
+		{"text/yaml body", "/api/v1/namespaces/default/pods", "kind: Pod", "text/yaml", 415, api.StatusReasonUnsupportedMediaType, "", ""},
 		{"replicaset selector does not match template", "/apis/apps/v1/namespaces/default/replicasets",
 			`{"metadata":{"name":"rs"},"spec":{"selector":{"matchLabels":{"app":"a"}},"template":{"metadata":{"labels":{"app":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}`,
 			"", 422, api.StatusReasonInvalid, "", "spec.template.metadata.labels"},

@@ -35,6 +35,9 @@ func (s *Server) serveCreateOrUpdate(w http.ResponseWriter, req *http.Request, r
 	if st == nil {
 		body, st = readBody(w, req)
 	}
+	if st == nil && isYAMLBody(req) {
+		body, st = yamlBodyToJSON(req, rq.res, body)
+	}
 	var obj map[string]any
 	if st == nil {
 		var err error
@@ -158,6 +161,9 @@ func parseDeleteOptions(w http.ResponseWriter, req *http.Request) (deleteOptions
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return parseDeleteQuery(req)
+	}
+	if body, st = deleteOptionsJSON(req, body); st != nil {
+		return opts, st
 	}
 	// The real server decodes the body as it decodes any object: the
 	// version and kind first, then the DeleteOptions fields

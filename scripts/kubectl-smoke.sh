@@ -112,8 +112,8 @@ YAML
 check "kubectl create replicaset"    "$(k create -f "$work/rs.yaml")"     '^replicaset.apps/web created'
 check "kubectl get rs"               "$(k get rs)"                        '^web +2 +0 +0 +[0-9]+s'
 # Imperative generators (kubectl create configmap/deployment ...) send protobuf,
-# client-go's default for built-in types; the fake speaks JSON only and says so.
-check "kubectl create configmap (protobuf: 415)" "$(k create configmap cfg --from-literal=a=b || true)" 'speaks JSON only'
+# client-go's default for built-in types; the fake reads JSON and YAML only and says so.
+check "kubectl create configmap (protobuf: 415)" "$(k create configmap cfg --from-literal=a=b || true)" 'reads JSON and YAML bodies only'
 check "kubectl get configmaps"       "$(k create -f - <<<'{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg"},"data":{"a":"b"}}' && k get cm)" '^cfg +1 +'
 check "kubectl delete namespace default (403)" "$(k delete ns default || true)" 'Forbidden'
 
