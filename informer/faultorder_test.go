@@ -62,9 +62,13 @@ func TestInformer_NoFaultOrderLeavesAStaleCache(t *testing.T) {
 					e.eventually(func() bool { return caughtUp() || e.srv.DeafWatches("configmaps") > 0 }, "after %s", step)
 				}
 
-				e.eventually(caughtUp, "the informer reaches the server's version")
-				require.Equal(t, e.serverKeys("configmaps", "default"), cachedKeys(inf.GetStore()),
-					"synced to rv %s, so the cache must hold what the server holds", inf.LastSyncResourceVersion())
+				// LastSyncResourceVersion moves when the Reflector has queued
+				// a list or an event, a moment before the queue's deltas reach
+				// the cache: wait for both. A cache left stale by a hole never
+				// gets there, and the wait fails.
+				want := e.serverKeys("configmaps", "default")
+				e.eventually(func() bool { return caughtUp() && slices.Equal(want, cachedKeys(inf.GetStore())) },
+					"synced to the server's rv %s, the cache must come to hold what the server holds", e.srv.ResourceVersion())
 				require.GreaterOrEqual(t, e.srv.RequestCount("list", "configmaps"), 2, "it relisted")
 				t.Logf("informer: synced to rv %s after %d lists; cache %v", inf.LastSyncResourceVersion(),
 					e.srv.RequestCount("list", "configmaps"), cachedKeys(inf.GetStore()))
