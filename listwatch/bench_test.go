@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/listwatch/internal/fastdecode"
 )
 
 // The watch pipeline's cost should be the cost of decoding JSON. These
@@ -27,7 +28,7 @@ import (
 // and a list of the same 100,000 pods two ways:
 //
 //	BenchmarkRawJSONDecodeList100kPods     one json.Decoder.Decode of the whole body into a struct
-//	BenchmarkListDecode100kPods            decodeObjectList, as a Client's List
+//	BenchmarkListDecode100kPods            decodeListFast, as a Client's List
 //
 // each also into *api.Unstructured (...100kUnstructured). The pipeline
 // benchmarks run with workers=1 (decoding on one goroutine) and
@@ -65,11 +66,12 @@ func watchStream100kPods(b *testing.B) []byte {
 	return benchStream
 }
 
-// benchWorkers are the two settings every pipeline benchmark runs with.
+// benchWorkers are the settings every pipeline benchmark runs with: the
+// fast form on one goroutine and on the default number of workers.
 var benchWorkers = []struct {
 	name    string
 	workers int
-}{{"workers=1", 1}, {"workers=default", defaultDecodeWorkers()}}
+}{{"workers=1", 1}, {"workers=default", fastdecode.DefaultWorkers()}}
 
 // unstructuredPods is Pods decoded as *api.Unstructured.
 var unstructuredPods = DynamicResource("", "v1", "pods", "Pod", true)
@@ -125,7 +127,7 @@ func benchWatchDecode(b *testing.B, r Resource) {
 			for b.Loop() {
 				ctx, cancel := context.WithCancel(context.Background())
 				body := io.NopCloser(bytes.NewReader(stream))
-				w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, r, DefaultMaxWatchFrameSize), bw.workers, nil)
+				w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, r, DefaultMaxWatchFrameSize), fast(bw.workers), nil)
 				countEvents(b, w)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/event")
@@ -221,8 +223,9 @@ func benchRawList[T any](b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/item")
 }
 
-// BenchmarkListDecode100kPods decodes the list as a Client's List does
-// (decodeObjectList: streaming, items into Resource.New values).
+// BenchmarkListDecode100kPods decodes the list as a Client's List does on
+// the fast path (decodeListFast: streaming, items into Resource.New
+// values).
 func BenchmarkListDecode100kPods(b *testing.B) { benchListDecode(b, Pods) }
 
 // BenchmarkListDecode100kUnstructured: the same into *api.Unstructured.
@@ -235,7 +238,7 @@ func benchListDecode(b *testing.B, r Resource) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				list, err := decodeObjectList(bytes.NewReader(body), r, bw.workers)
+				list, err := fast(bw.workers).list(bytes.NewReader(body), r)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -259,33 +262,4 @@ func countEvents(b *testing.B, w Watch) {
 	if n != benchEvents {
 		b.Fatalf("decoded %d events, want %d", n, benchEvents)
 	}
-}
-
-// BenchmarkListCutter100kPods: the valueCutter alone cutting the 100,000
-// items out of the list body (what the reading goroutine does before any
-// decoding): the serial part of a list.
-func BenchmarkListCutter100kPods(b *testing.B) {
-	body := list100kPods(b)
-	items := body[bytes.Index(body, []byte(`"items":[`))+len(`"items":[`):]
-	b.SetBytes(int64(len(items)))
-	b.ReportAllocs()
-	for b.Loop() {
-		c := newValueCutter(bytes.NewReader(items))
-		n := 0
-		for {
-			if _, err := c.next(); err != nil {
-				b.Fatal(err)
-			}
-			n++
-			if end, err := c.expect(",]"); err != nil {
-				b.Fatal(err)
-			} else if end == ']' {
-				break
-			}
-		}
-		if n != benchEvents {
-			b.Fatalf("cut %d items, want %d", n, benchEvents)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/item")
 }
