@@ -28,10 +28,11 @@ import (
 // and a list of the same 100,000 pods two ways:
 //
 //	BenchmarkRawJSONDecodeList100kPods     one json.Decoder.Decode of the whole body into a struct
-//	BenchmarkListDecode100kPods            decodeListFast, as a Client's List
+//	BenchmarkListDecode100kPods            decodeListPlain or decodeListFast, as a Client's List
 //
 // each also into *api.Unstructured (...100kUnstructured). The pipeline
-// benchmarks run with workers=1 (decoding on one goroutine) and
+// benchmarks run with the plain form (plain: Config.Decoder DecodePlain)
+// and the fast one, with workers=1 (decoding on one goroutine) and
 // workers=default (Config.DecodeWorkers 0: min(GOMAXPROCS, 4)), so one run
 // compares all of them:
 //
@@ -66,12 +67,13 @@ func watchStream100kPods(b *testing.B) []byte {
 	return benchStream
 }
 
-// benchWorkers are the settings every pipeline benchmark runs with: the
-// fast form on one goroutine and on the default number of workers.
-var benchWorkers = []struct {
-	name    string
-	workers int
-}{{"workers=1", 1}, {"workers=default", fastdecode.DefaultWorkers()}}
+// benchDecoders are the settings every pipeline benchmark runs with: the
+// plain form (Config.Decoder DecodePlain), and the fast form on one
+// goroutine and on the default number of workers.
+var benchDecoders = []struct {
+	name string
+	d    decoder
+}{{"plain", plain}, {"workers=1", fast(1)}, {"workers=default", fast(fastdecode.DefaultWorkers())}}
 
 // unstructuredPods is Pods decoded as *api.Unstructured.
 var unstructuredPods = DynamicResource("", "v1", "pods", "Pod", true)
@@ -120,14 +122,14 @@ func BenchmarkWatchDecode100kUnstructured(b *testing.B) { benchWatchDecode(b, un
 
 func benchWatchDecode(b *testing.B, r Resource) {
 	stream := watchStream100kPods(b)
-	for _, bw := range benchWorkers {
-		b.Run(bw.name, func(b *testing.B) {
+	for _, bd := range benchDecoders {
+		b.Run(bd.name, func(b *testing.B) {
 			b.SetBytes(int64(len(stream)))
 			b.ReportAllocs()
 			for b.Loop() {
 				ctx, cancel := context.WithCancel(context.Background())
 				body := io.NopCloser(bytes.NewReader(stream))
-				w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, r, DefaultMaxWatchFrameSize), fast(bw.workers), nil)
+				w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, r, DefaultMaxWatchFrameSize), bd.d, nil)
 				countEvents(b, w)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/event")
@@ -150,9 +152,9 @@ func BenchmarkWatchDecode100kPodsOverHTTP(b *testing.B) {
 		}
 	}))
 	defer hs.Close()
-	for _, bw := range benchWorkers {
-		b.Run(bw.name, func(b *testing.B) {
-			c, err := NewClient(Config{Server: hs.URL, DecodeWorkers: bw.workers})
+	for _, bd := range benchDecoders {
+		b.Run(bd.name, func(b *testing.B) {
+			c, err := NewClient(Config{Server: hs.URL, Decoder: bd.d.kind, DecodeWorkers: bd.d.workers})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -223,8 +225,8 @@ func benchRawList[T any](b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/item")
 }
 
-// BenchmarkListDecode100kPods decodes the list as a Client's List does on
-// the fast path (decodeListFast: streaming, items into Resource.New
+// BenchmarkListDecode100kPods decodes the list as a Client's List does
+// (decodeListPlain, or decodeListFast: streaming, items into Resource.New
 // values).
 func BenchmarkListDecode100kPods(b *testing.B) { benchListDecode(b, Pods) }
 
@@ -233,12 +235,12 @@ func BenchmarkListDecode100kUnstructured(b *testing.B) { benchListDecode(b, unst
 
 func benchListDecode(b *testing.B, r Resource) {
 	body := list100kPods(b)
-	for _, bw := range benchWorkers {
-		b.Run(bw.name, func(b *testing.B) {
+	for _, bd := range benchDecoders {
+		b.Run(bd.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				list, err := fast(bw.workers).list(bytes.NewReader(body), r)
+				list, err := bd.d.list(bytes.NewReader(body), r)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -248,7 +248,7 @@ func TestParallelWatchContextCancelOverHTTP(t *testing.T) {
 func TestParallelWatchSlowStreamStaysOnTheLoop(t *testing.T) {
 	got, parallel := watchWith(t, iotest.OneByteReader(strings.NewReader(manyEvents(3))), DefaultMaxWatchFrameSize, 4)
 	assert.Len(t, got, 3)
-	assert.False(t, parallel, "one frame per read: decoded in receive's loop")
+	assert.False(t, parallel, "one frame per read: decoded in the fast form's loop")
 	oneFramePerRead := &frameAtATime{frames: strings.SplitAfter(manyEvents(50), "\n")}
 	got, parallel = watchWith(t, oneFramePerRead, DefaultMaxWatchFrameSize, 4)
 	assert.Len(t, got, 50)

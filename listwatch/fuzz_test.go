@@ -117,7 +117,10 @@ func smallListBody(n int) string {
 // with the same items, and an object encoding/json decodes, it decodes
 // too. The plain form (decodeListPlain, which is json.Decoder) agrees with
 // the fast path: the same list, or both refuse (their errors are worded
-// differently: the fast path says where in the list it went wrong).
+// differently: the fast path says where in the list it went wrong), but
+// for two kinds of body no server sends, which the fast path refuses and
+// json.Decoder does not: two "items" fields, and a body that is not an
+// object (null).
 //
 //	go test ./listwatch -run '^$' -fuzz FuzzListDecoder -fuzztime 30s
 func FuzzListDecoder(f *testing.F) {
@@ -158,13 +161,16 @@ func FuzzListDecoder(f *testing.F) {
 		if several := render(l2, err2); several != one {
 			t.Fatalf("one goroutine: %s\nthree workers, bytes one by one: %s", one, several)
 		}
+		isObject := len(bytes.TrimLeft(data, " \t\r\n")) > 0 && bytes.TrimLeft(data, " \t\r\n")[0] == '{'
 		lp, errp := plain.list(bytes.NewReader(data), Pods)
 		switch {
 		case errp == nil && err1 == nil:
 			if p := render(lp, nil); p != one {
 				t.Fatalf("fast: %s\nplain: %s", one, p)
 			}
-		case errp == nil && !errors.Is(err1, fastdecode.ErrDuplicateItems):
+		case errp == nil && isObject && !errors.Is(err1, fastdecode.ErrDuplicateItems):
+			// (A body that is not an object, null, json.Decoder takes for
+			// an empty list, and the fast path refuses: no server sends one.)
 			t.Fatalf("the fast path refused what the plain one accepts: %v", err1)
 		case err1 == nil:
 			t.Fatalf("the fast path accepted what the plain one refuses (%v): %s", errp, one)
@@ -172,7 +178,6 @@ func FuzzListDecoder(f *testing.F) {
 
 		var want shape
 		jerr := json.NewDecoder(bytes.NewReader(data)).Decode(&want)
-		isObject := len(bytes.TrimLeft(data, " \t\r\n")) > 0 && bytes.TrimLeft(data, " \t\r\n")[0] == '{'
 		switch {
 		case err1 == nil && jerr != nil:
 			t.Fatalf("the list decoder accepted what encoding/json refuses (%v): %s", jerr, one)
