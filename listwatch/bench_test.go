@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/listwatch/internal/fastdecode"
 )
 
 // The watch pipeline's cost should be the cost of decoding JSON. These
@@ -27,10 +28,11 @@ import (
 // and a list of the same 100,000 pods two ways:
 //
 //	BenchmarkRawJSONDecodeList100kPods     one json.Decoder.Decode of the whole body into a struct
-//	BenchmarkListDecode100kPods            decodeObjectList, as a Client's List
+//	BenchmarkListDecode100kPods            decodeListPlain or decodeListFast, as a Client's List
 //
 // each also into *api.Unstructured (...100kUnstructured). The pipeline
-// benchmarks run with workers=1 (decoding on one goroutine) and
+// benchmarks run with the plain form (plain: Config.Decoder DecodePlain)
+// and the fast one, with workers=1 (decoding on one goroutine) and
 // workers=default (Config.DecodeWorkers 0: min(GOMAXPROCS, 4)), so one run
 // compares all of them:
 //
@@ -65,11 +67,13 @@ func watchStream100kPods(b *testing.B) []byte {
 	return benchStream
 }
 
-// benchWorkers are the two settings every pipeline benchmark runs with.
-var benchWorkers = []struct {
-	name    string
-	workers int
-}{{"workers=1", 1}, {"workers=default", defaultDecodeWorkers()}}
+// benchDecoders are the settings every pipeline benchmark runs with: the
+// plain form (Config.Decoder DecodePlain), and the fast form on one
+// goroutine and on the default number of workers.
+var benchDecoders = []struct {
+	name string
+	d    decoder
+}{{"plain", plain}, {"workers=1", fast(1)}, {"workers=default", fast(fastdecode.DefaultWorkers())}}
 
 // unstructuredPods is Pods decoded as *api.Unstructured.
 var unstructuredPods = DynamicResource("", "v1", "pods", "Pod", true)
@@ -118,14 +122,14 @@ func BenchmarkWatchDecode100kUnstructured(b *testing.B) { benchWatchDecode(b, un
 
 func benchWatchDecode(b *testing.B, r Resource) {
 	stream := watchStream100kPods(b)
-	for _, bw := range benchWorkers {
-		b.Run(bw.name, func(b *testing.B) {
+	for _, bd := range benchDecoders {
+		b.Run(bd.name, func(b *testing.B) {
 			b.SetBytes(int64(len(stream)))
 			b.ReportAllocs()
 			for b.Loop() {
 				ctx, cancel := context.WithCancel(context.Background())
 				body := io.NopCloser(bytes.NewReader(stream))
-				w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, r, DefaultMaxWatchFrameSize), bw.workers, nil)
+				w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, r, DefaultMaxWatchFrameSize), bd.d, nil)
 				countEvents(b, w)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/event")
@@ -148,9 +152,9 @@ func BenchmarkWatchDecode100kPodsOverHTTP(b *testing.B) {
 		}
 	}))
 	defer hs.Close()
-	for _, bw := range benchWorkers {
-		b.Run(bw.name, func(b *testing.B) {
-			c, err := NewClient(Config{Server: hs.URL, DecodeWorkers: bw.workers})
+	for _, bd := range benchDecoders {
+		b.Run(bd.name, func(b *testing.B) {
+			c, err := NewClient(Config{Server: hs.URL, Decoder: bd.d.kind, DecodeWorkers: bd.d.workers})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -222,7 +226,8 @@ func benchRawList[T any](b *testing.B) {
 }
 
 // BenchmarkListDecode100kPods decodes the list as a Client's List does
-// (decodeObjectList: streaming, items into Resource.New values).
+// (decodeListPlain, or decodeListFast: streaming, items into Resource.New
+// values).
 func BenchmarkListDecode100kPods(b *testing.B) { benchListDecode(b, Pods) }
 
 // BenchmarkListDecode100kUnstructured: the same into *api.Unstructured.
@@ -230,12 +235,12 @@ func BenchmarkListDecode100kUnstructured(b *testing.B) { benchListDecode(b, unst
 
 func benchListDecode(b *testing.B, r Resource) {
 	body := list100kPods(b)
-	for _, bw := range benchWorkers {
-		b.Run(bw.name, func(b *testing.B) {
+	for _, bd := range benchDecoders {
+		b.Run(bd.name, func(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			b.ReportAllocs()
 			for b.Loop() {
-				list, err := decodeObjectList(bytes.NewReader(body), r, bw.workers)
+				list, err := bd.d.list(bytes.NewReader(body), r)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -259,33 +264,4 @@ func countEvents(b *testing.B, w Watch) {
 	if n != benchEvents {
 		b.Fatalf("decoded %d events, want %d", n, benchEvents)
 	}
-}
-
-// BenchmarkListCutter100kPods: the valueCutter alone cutting the 100,000
-// items out of the list body (what the reading goroutine does before any
-// decoding): the serial part of a list.
-func BenchmarkListCutter100kPods(b *testing.B) {
-	body := list100kPods(b)
-	items := body[bytes.Index(body, []byte(`"items":[`))+len(`"items":[`):]
-	b.SetBytes(int64(len(items)))
-	b.ReportAllocs()
-	for b.Loop() {
-		c := newValueCutter(bytes.NewReader(items))
-		n := 0
-		for {
-			if _, err := c.next(); err != nil {
-				b.Fatal(err)
-			}
-			n++
-			if end, err := c.expect(",]"); err != nil {
-				b.Fatal(err)
-			} else if end == ']' {
-				break
-			}
-		}
-		if n != benchEvents {
-			b.Fatalf("cut %d items, want %d", n, benchEvents)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchEvents), "ns/item")
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/kinformer/kinformer/trace"
 	"io"
 	"net/http"
 	"net/url"
@@ -12,6 +11,9 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/kinformer/kinformer/listwatch/internal/fastdecode"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Client talks HTTP to one API server: it is the only code in kinformer
@@ -27,7 +29,7 @@ type Client struct {
 	userAgent string
 	timeout   time.Duration
 	maxFrame  int
-	workers   int           // Config.DecodeWorkers, defaulted
+	decoder   decoder       // Config.Decoder and Config.DecodeWorkers, defaulted (decode.go)
 	tracer    *trace.Tracer // stage "listwatch"; nil: off
 }
 
@@ -35,6 +37,9 @@ type Client struct {
 func NewClient(cfg Config) (*Client, error) {
 	if cfg.DecodeWorkers < 0 {
 		return nil, fmt.Errorf("listwatch: Config.DecodeWorkers is %d: give 0 (the default) or more", cfg.DecodeWorkers)
+	}
+	if cfg.Decoder != DecodeFast && cfg.Decoder != DecodePlain {
+		return nil, fmt.Errorf("listwatch: Config.Decoder is %v: give DecodeFast (the default) or DecodePlain", cfg.Decoder)
 	}
 	base, err := cfg.serverURL()
 	if err != nil {
@@ -52,7 +57,7 @@ func NewClient(cfg Config) (*Client, error) {
 		userAgent: cfg.UserAgent,
 		timeout:   cfg.Timeout,
 		maxFrame:  cfg.MaxWatchFrameSize,
-		workers:   cfg.DecodeWorkers,
+		decoder:   decoder{kind: cfg.Decoder, workers: cfg.DecodeWorkers},
 		tracer:    cfg.Tracer.Stage(trace.StageListWatch),
 	}
 	if c.userAgent == "" {
@@ -61,8 +66,8 @@ func NewClient(cfg Config) (*Client, error) {
 	if c.maxFrame <= 0 {
 		c.maxFrame = DefaultMaxWatchFrameSize
 	}
-	if c.workers == 0 {
-		c.workers = defaultDecodeWorkers()
+	if c.decoder.workers == 0 {
+		c.decoder.workers = fastdecode.DefaultWorkers()
 	}
 	if c.tokenFile != "" {
 		if _, err := c.bearerToken(); err != nil {

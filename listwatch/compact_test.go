@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/listwatch/internal/fastdecode"
 )
 
 // conditionsPod is a pod with three conditions and a label every pod
@@ -21,15 +22,15 @@ func conditionsPod(i int) string {
 		i, 100+i)
 }
 
-// Every pod listwatch decodes, from a list or a watch, on the loop or on
-// the workers, is compacted before anyone sees it (Resource.decoded calls
-// api.Pod.CompactAfterDecode): its slices hold no spare room and the
-// strings pods repeat are one copy. Without the call, a cached pod keeps
-// what decoding left behind (docs/performance.md). And although each
-// decoding goroutine decodes conditions in one reused room
-// (api.DecodeRoom), no pod keeps the room.
+// Every pod the fast form decodes, from a list or a watch, on the loop or
+// on the workers, is compacted before anyone sees it (fastdecode.Compact):
+// its slices hold no spare room and the strings pods repeat are one copy.
+// Without the step, a cached pod keeps what decoding left behind
+// (docs/performance.md). And although each decoding goroutine decodes
+// conditions in one reused room (fastdecode's room.go), no pod keeps the
+// room.
 func TestDecode_CompactsEveryObject(t *testing.T) {
-	const n = parallelListAfter * 3 // some items on the loop, the rest on workers
+	const n = fastdecode.ParallelListAfter * 3 // some items on the loop, the rest on workers
 	compacted := func(t *testing.T, how string, objs []api.Object) {
 		t.Helper()
 		require.Len(t, objs, n)
@@ -39,7 +40,7 @@ func TestDecode_CompactsEveryObject(t *testing.T) {
 			require.Equal(t, 3, cap(p.Status.Conditions), "%s: item %d keeps spare room", how, i)
 			require.Equal(t, unsafe.StringData(first.Labels["app"]), unsafe.StringData(p.Labels["app"]),
 				"%s: item %d has its own copy of a shared label", how, i)
-			if i > 0 { // decoded in a reused room (api.DecodeRoom), but kept in an array of its own
+			if i > 0 { // decoded in a reused room, but kept in an array of its own
 				require.NotSame(t, &first.Status.Conditions[0], &p.Status.Conditions[0], "%s: item %d shares item 0's conditions", how, i)
 				require.Equal(t, api.PodConditionType("Ready"), p.Status.Conditions[0].Type)
 			}
@@ -60,13 +61,13 @@ func TestDecode_CompactsEveryObject(t *testing.T) {
 	list.WriteString(`]}`)
 
 	for _, workers := range []int{1, 2} {
-		l, err := decodeObjectList(strings.NewReader(list.String()), Pods, workers)
+		l, err := fast(workers).list(strings.NewReader(list.String()), Pods)
 		require.NoError(t, err)
 		compacted(t, fmt.Sprintf("list, %d workers", workers), l.Items)
 
 		lines := []api.Object{}
 		body := io.NopCloser(strings.NewReader(stream.String()))
-		w := newStreamWatcher(t.Context(), func() {}, body, newWatchDecoder(body, Pods, DefaultMaxWatchFrameSize), workers, nil)
+		w := newStreamWatcher(t.Context(), func() {}, body, newWatchDecoder(body, Pods, DefaultMaxWatchFrameSize), fast(workers), nil)
 		for ev := range w.ResultChan() {
 			if ev.Type == api.Error {
 				break

@@ -73,11 +73,17 @@ type Config struct {
 	// so the memory a watch holds for a frame; default 16 MiB. A longer
 	// frame ends the watch with ErrFrameTooLarge.
 	MaxWatchFrameSize int
-	// DecodeWorkers is how many goroutines may decode one watch's frames,
-	// or one list's items, at the same time. Events and items keep their
-	// order whatever it is (docs/listwatch.md, "Decoding on both cores").
-	// 0 means the default, min(GOMAXPROCS, 4); 1 decodes on one goroutine,
-	// the plain loops of watch_decoder.go and list.go. Negative is refused.
+	// Decoder chooses how lists, watches and answers are decoded
+	// (decode.go): DecodeFast, the default (listwatch/internal/fastdecode:
+	// one pass, several goroutines, compacted objects), or DecodePlain
+	// (encoding/json on the reading goroutine, nothing else). Both give
+	// the same objects, events and errors.
+	Decoder Decoder
+	// DecodeWorkers is how many goroutines DecodeFast may use to decode
+	// one watch's frames, or one list's items, at the same time. Events
+	// and items keep their order whatever it is (docs/listwatch.md,
+	// "Decoding on both cores"). 0 means the default, min(GOMAXPROCS, 4);
+	// 1 decodes on the reading goroutine only. Negative is refused.
 	DecodeWorkers int
 	// Tracer receives the client's trace events (stage "listwatch"): each
 	// list with the version asked for and got, each watch opened, each
@@ -132,8 +138,8 @@ func (c Config) OrInCluster(fallback string) (Config, error) {
 // In 2 and 3, the settings c has win over the kubeconfig's or the pod's:
 // --server, --token or --token-file, --ca-file, --client-certificate,
 // --client-key, --insecure-skip-tls-verify (which drops the kubeconfig's
-// CA), and Timeout, UserAgent, MaxWatchFrameSize, DecodeWorkers, Tracer and
-// Dial.
+// CA), and Timeout, UserAgent, MaxWatchFrameSize, Decoder, DecodeWorkers,
+// Tracer and Dial.
 func (c Config) Resolve(fallback string) (Config, string, error) {
 	if c.Server != "" && c.Kubeconfig == "" && c.Context == "" {
 		return c, "", nil
@@ -191,7 +197,7 @@ func (c Config) over(base Config) Config {
 		out.ProxyURL = c.ProxyURL
 	}
 	out.Timeout, out.UserAgent, out.MaxWatchFrameSize, out.Tracer, out.Dial = c.Timeout, c.UserAgent, c.MaxWatchFrameSize, c.Tracer, c.Dial
-	out.DecodeWorkers = c.DecodeWorkers
+	out.Decoder, out.DecodeWorkers = c.Decoder, c.DecodeWorkers
 	out.Kubeconfig, out.Context = c.Kubeconfig, c.Context
 	return out
 }

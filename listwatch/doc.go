@@ -29,17 +29,22 @@
 //   - Bounded memory. One frame may not exceed Config.MaxWatchFrameSize
 //     (16 MiB by default); a longer one ends the watch with
 //     ErrFrameTooLarge instead of eating memory.
-//   - One decode per event, in one pass. Each frame is decoded straight
-//     into a new object of the watched type (Resource.New), with no
-//     intermediate json.RawMessage, by onepass.Unmarshal (internal/onepass):
-//     the same result as json.Unmarshal, but the bytes are read once where
-//     encoding/json reads them twice, about three times faster on a pod.
-//     The cost of a watch is the cost of decoding its bytes, and little
-//     else.
-//   - Both cores. With Config.DecodeWorkers other than 1, frames that queue
-//     up and a long list's items are decoded on several goroutines, and
-//     still delivered strictly in stream order, with the same errors at
-//     the same places (parallel_decode.go).
+//   - One decode seam. Every frame, list and answer is decoded through
+//     one place, decode.go, whose plain form is article 004's loop in
+//     encoding/json: read a frame, unmarshal the event and, straight into
+//     a new object of the watched type (Resource.New), its object. The
+//     default is its fast form (Config.Decoder, DecodeFast), which keeps
+//     all its speed in listwatch/internal/fastdecode and shows the caller
+//     exactly what the plain form shows:
+//   - One pass. The fast form decodes with onepass.Unmarshal
+//     (internal/onepass): the same result as json.Unmarshal, but the bytes
+//     are read once where encoding/json reads them twice, about three
+//     times faster on a pod. The cost of a watch is the cost of decoding
+//     its bytes, and little else.
+//   - Both cores. On the fast form, with Config.DecodeWorkers other than
+//     1, frames that queue up and a long list's items are decoded on
+//     several goroutines, and still delivered strictly in stream order,
+//     with the same errors at the same places.
 //   - Every ending is visible and nothing hangs. A clean end (the server's
 //     timeoutSeconds) closes ResultChan; an ERROR frame (410 Expired: "your
 //     resourceVersion is too old, relist") arrives as an Event of type
@@ -61,8 +66,11 @@
 //     and the URL paths the API lays out; Pods, ConfigMaps, Namespaces,
 //     ReplicaSets.
 //   - list.go, watch.go: the two halves of ListAndWatch.
-//   - watch_decoder.go, stream_watcher.go: frames into Events, and the
-//     goroutine that delivers them.
+//   - watch_decoder.go, stream_watcher.go: the body cut into frames, and
+//     the goroutine that delivers their Events.
+//   - decode.go: the seam, bytes into objects: its plain form first, then
+//     Decoder, the choice; decode_fast.go: its fast form, a thin layer
+//     over listwatch/internal/fastdecode.
 //   - typed_client.go: TypedClient[T] with List, Watch, Get, Create,
 //     Update, UpdateStatus, Patch and Delete.
 //   - listwatch.go: NewFilteredListWatchFromClient, the ListerWatcher a

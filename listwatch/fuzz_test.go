@@ -12,14 +12,16 @@ import (
 	"testing/iotest"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/listwatch/internal/fastdecode"
 )
 
 // FuzzWatchDecoder feeds arbitrary bytes to the watch pipeline. Whatever
 // the input: no panic, no hang, every event well formed (an object for
 // ADDED/MODIFIED/DELETED/BOOKMARK, an error for ERROR, nothing after an
 // error), and the same events whether the bytes arrive at once or one by
-// one, and whether read by the decoder directly or through the
-// streamWatcher goroutine, decoding on one goroutine or on four.
+// one, and whether read by the plain loop directly or through the
+// streamWatcher goroutine, decoding plainly or on the fast path, on one
+// goroutine or on four.
 //
 //	go test ./listwatch -run '^$' -fuzz FuzzWatchDecoder -fuzztime 30s
 func FuzzWatchDecoder(f *testing.F) {
@@ -44,11 +46,14 @@ func FuzzWatchDecoder(f *testing.F) {
 		if oneByOne := decodeAll(iotest.OneByteReader(bytes.NewReader(data)), maxFrame); fmt.Sprint(oneByOne) != fmt.Sprint(whole) {
 			t.Fatalf("chunking changed the events:\nwhole:    %q\nbyte-wise: %q", whole, oneByOne)
 		}
-		if piped := decodeThroughWatcher(t, data, maxFrame, 1); fmt.Sprint(piped) != fmt.Sprint(whole) {
+		if piped := decodeThroughWatcher(t, data, maxFrame, plain); fmt.Sprint(piped) != fmt.Sprint(whole) {
 			t.Fatalf("the streamWatcher changed the events:\ndecoder: %q\nwatcher: %q", whole, piped)
 		}
-		if parallel := decodeThroughWatcher(t, data, maxFrame, 4); fmt.Sprint(parallel) != fmt.Sprint(whole) {
-			t.Fatalf("decoding on 4 workers changed the events:\ndecoder:  %q\nparallel: %q", whole, parallel)
+		if fast1 := decodeThroughWatcher(t, data, maxFrame, fast(1)); fmt.Sprint(fast1) != fmt.Sprint(whole) {
+			t.Fatalf("the fast path changed the events:\nplain: %q\nfast:  %q", whole, fast1)
+		}
+		if parallel := decodeThroughWatcher(t, data, maxFrame, fast(4)); fmt.Sprint(parallel) != fmt.Sprint(whole) {
+			t.Fatalf("decoding on 4 workers changed the events:\nplain:    %q\nparallel: %q", whole, parallel)
 		}
 	})
 }
@@ -62,12 +67,12 @@ func checkEvents(t *testing.T, lines []string) {
 	}
 }
 
-// decodeThroughWatcher runs data through a streamWatcher and renders its
-// events as decodeAll does.
-func decodeThroughWatcher(t *testing.T, data []byte, maxFrame, workers int) []string {
+// decodeThroughWatcher runs data through a streamWatcher decoding with d
+// and renders its events as decodeAll does.
+func decodeThroughWatcher(t *testing.T, data []byte, maxFrame int, d decoder) []string {
 	ctx, cancel := context.WithCancel(context.Background())
 	body := io.NopCloser(bytes.NewReader(data))
-	w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, Pods, maxFrame), workers, nil)
+	w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, Pods, maxFrame), d, nil)
 	defer w.Stop()
 	var out []string
 	for ev := range w.ResultChan() {
@@ -104,18 +109,24 @@ func smallListBody(n int) string {
 	return `{"kind":"PodList","metadata":{"resourceVersion":"9"},"items":[` + strings.Join(items, ",") + `]}`
 }
 
-// FuzzListDecoder feeds arbitrary bytes to the list decoder. Whatever the
-// input: no panic, no hang; one goroutine and several agree (the same
-// items, or the same error); and the cutter never accepts what
-// encoding/json refuses: a list it decodes, json.Decoder decodes too (the
-// list's first JSON value, as a json.Decoder reads it), with the same
-// items, and an object encoding/json decodes, it decodes too.
+// FuzzListDecoder feeds arbitrary bytes to the list decoders. Whatever the
+// input: no panic, no hang; on the fast path one goroutine and several
+// agree (the same items, or the same error); and the fast path never
+// accepts what encoding/json refuses: a list it decodes, json.Decoder
+// decodes too (the list's first JSON value, as a json.Decoder reads it),
+// with the same items, and an object encoding/json decodes, it decodes
+// too. The plain form (decodeListPlain, which is json.Decoder) agrees with
+// the fast path: the same list, or both refuse (their errors are worded
+// differently: the fast path says where in the list it went wrong), but
+// for two kinds of body no server sends, which the fast path refuses and
+// json.Decoder does not: two "items" fields, and a body that is not an
+// object (null).
 //
 //	go test ./listwatch -run '^$' -fuzz FuzzListDecoder -fuzztime 30s
 func FuzzListDecoder(f *testing.F) {
 	for _, seed := range []string{
 		smallListBody(3),
-		smallListBody(parallelListAfter + 2), // some items on the workers
+		smallListBody(fastdecode.ParallelListAfter + 2), // some items on the workers
 		`{"kind":"PodList","items":null,"metadata":{"resourceVersion":"5"}}`,
 		`{"items":[{"metadata":{"name":"a\"]}"}}],"ITEMS":[{}]}`,
 		`{"items":[{"metadata":{"name":"a"}} {"metadata":{"name":"b"}}]}`,
@@ -144,20 +155,33 @@ func FuzzListDecoder(f *testing.F) {
 		return b.String()
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		l1, err1 := decodeObjectList(bytes.NewReader(data), Pods, 1)
+		l1, err1 := fast(1).list(bytes.NewReader(data), Pods)
 		one := render(l1, err1)
-		l2, err2 := decodeObjectList(iotest.OneByteReader(bytes.NewReader(data)), Pods, 3)
+		l2, err2 := fast(3).list(iotest.OneByteReader(bytes.NewReader(data)), Pods)
 		if several := render(l2, err2); several != one {
 			t.Fatalf("one goroutine: %s\nthree workers, bytes one by one: %s", one, several)
+		}
+		isObject := len(bytes.TrimLeft(data, " \t\r\n")) > 0 && bytes.TrimLeft(data, " \t\r\n")[0] == '{'
+		lp, errp := plain.list(bytes.NewReader(data), Pods)
+		switch {
+		case errp == nil && err1 == nil:
+			if p := render(lp, nil); p != one {
+				t.Fatalf("fast: %s\nplain: %s", one, p)
+			}
+		case errp == nil && isObject && !errors.Is(err1, fastdecode.ErrDuplicateItems):
+			// (A body that is not an object, null, json.Decoder takes for
+			// an empty list, and the fast path refuses: no server sends one.)
+			t.Fatalf("the fast path refused what the plain one accepts: %v", err1)
+		case err1 == nil:
+			t.Fatalf("the fast path accepted what the plain one refuses (%v): %s", errp, one)
 		}
 
 		var want shape
 		jerr := json.NewDecoder(bytes.NewReader(data)).Decode(&want)
-		isObject := len(bytes.TrimLeft(data, " \t\r\n")) > 0 && bytes.TrimLeft(data, " \t\r\n")[0] == '{'
 		switch {
 		case err1 == nil && jerr != nil:
 			t.Fatalf("the list decoder accepted what encoding/json refuses (%v): %s", jerr, one)
-		case err1 != nil && jerr == nil && isObject && !errors.Is(err1, errDuplicateItems):
+		case err1 != nil && jerr == nil && isObject && !errors.Is(err1, fastdecode.ErrDuplicateItems):
 			t.Fatalf("the list decoder refused what encoding/json accepts: %v", err1)
 		case err1 == nil:
 			got := make([]string, len(l1.Items))

@@ -97,22 +97,6 @@ func (r Resource) Path(namespace, name, subresource string) string {
 	return b.String()
 }
 
-// decoded finishes an object listwatch has just decoded from a list, a
-// watch frame or an answer: it says what it is (setKind), and, if its type
-// can, it compacts itself for a long life in a cache (compacter).
-func (r Resource) decoded(obj api.Object) {
-	r.setKind(obj)
-	if c, ok := obj.(compacter); ok {
-		c.CompactAfterDecode()
-	}
-}
-
-// compacter is an object that can drop what decoding left behind (spare
-// slice capacity, repeated strings) without changing a value: *api.Pod and
-// *api.PartialObjectMetadata, or a program's own type with the method.
-// See api.Pod.CompactAfterDecode.
-type compacter interface{ CompactAfterDecode() }
-
 // setKind fills in an object's kind and apiVersion when the JSON left them
 // out, as a list's items do. (client-go's typed clients leave them empty, a
 // well-known surprise; kinformer's objects always say what they are.)

@@ -28,31 +28,31 @@ import (
 // they cancel the request's context, which makes the HTTP transport abort
 // the read.
 //
-// With more than one decode worker, receive hands a stream whose frames
-// queue up to receiveParallel (parallel_decode.go), which decodes frames on
-// several goroutines and delivers them in the same order, with the same
-// endings.
+// receive reads and decodes through the seam (decode.go): the plain loop,
+// decodeWatchPlain, or the fast one, which decodes a stream whose frames
+// queue up on several goroutines and delivers them in the same order, with
+// the same endings.
 type streamWatcher struct {
 	result   chan Event
 	done     chan struct{}
 	stopOnce sync.Once
 	cancel   context.CancelFunc
 	tracer   *trace.Tracer  // nil: off
-	workers  int            // Config.DecodeWorkers; 1: decode in receive's loop only
-	wg       sync.WaitGroup // receiveParallel's frame cutter, which outlives it a little
-	parallel bool           // receive went parallel (for tests; read after ResultChan closes)
+	decoder  decoder        // Config.Decoder and DecodeWorkers
+	wg       sync.WaitGroup // the fast form's frame cutter, which outlives receive a little
+	parallel bool           // the fast form went parallel (for tests; read after ResultChan closes)
 }
 
 // resultBuffer is how many decoded events may wait for the consumer, as
 // apimachinery's watch.DefaultChanSize.
 const resultBuffer = 100
 
-// newStreamWatcher starts receiving from body. ctx is the request's context
-// and cancel cancels it; body is closed when the stream ends.
-// With workers > 1, frames are decoded on up to that many goroutines once
-// they queue up.
-func newStreamWatcher(ctx context.Context, cancel context.CancelFunc, body io.ReadCloser, dec *watchDecoder, workers int, t *trace.Tracer) *streamWatcher {
-	w := &streamWatcher{result: make(chan Event, resultBuffer), done: make(chan struct{}), cancel: cancel, tracer: t, workers: max(workers, 1)}
+// newStreamWatcher starts receiving from body, decoding its frames (dec)
+// with d. ctx is the request's context and cancel cancels it; body is
+// closed when the stream ends.
+func newStreamWatcher(ctx context.Context, cancel context.CancelFunc, body io.ReadCloser, dec *watchDecoder, d decoder, t *trace.Tracer) *streamWatcher {
+	d.workers = max(d.workers, 1)
+	w := &streamWatcher{result: make(chan Event, resultBuffer), done: make(chan struct{}), cancel: cancel, tracer: t, decoder: d}
 	go w.receive(ctx, body, dec)
 	return w
 }
@@ -74,23 +74,10 @@ func (w *streamWatcher) receive(ctx context.Context, body io.ReadCloser, dec *wa
 	defer close(w.result)
 	defer body.Close()
 	defer w.cancel()
-	for {
-		if w.workers > 1 && dec.frames.buffered() {
-			// The next frame is already (partly) read: frames arrive faster
-			// than one at a time, so decode the rest of the stream on
-			// workers.
-			w.parallel = true
-			w.receiveParallel(ctx, dec)
-			return
-		}
-		ev, err := dec.decode()
-		if !w.send(ctx, ev, err) {
-			return
-		}
-	}
+	w.decoder.watch(ctx, w, dec) // decode.go
 }
 
-// send delivers what decode returned: the event, or for an error the
+// send delivers what the decoder made of a frame: the event, or for an error the
 // Error event that ends the stream; a clean end (io.EOF) and an error after
 // Stop end it silently. It reports whether the stream goes on.
 func (w *streamWatcher) send(ctx context.Context, ev Event, err error) bool {

@@ -169,9 +169,8 @@ func (tc *TypedClient[T]) call(ctx context.Context, rq *request) (T, error) {
 	}
 	defer resp.Body.Close()
 	obj := tc.resource.New().(T)
-	if err := json.NewDecoder(resp.Body).Decode(obj); err != nil {
+	if err := tc.client.decoder.object(resp.Body, obj, tc.resource); err != nil {
 		return zero, fmt.Errorf("%s %s %q: decoding the response: %w", rq.verb, tc.resource.GroupResource(), rq.name, err)
 	}
-	tc.resource.decoded(obj)
 	return obj, nil
 }

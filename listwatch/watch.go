@@ -19,7 +19,8 @@ import (
 // Article 004's raw watcher reads this with json.NewDecoder(resp.Body) in
 // a loop. Here a streamWatcher does the same in a goroutine, with the
 // framing, limits and endings a long-running client needs (see
-// watch_decoder.go and stream_watcher.go).
+// stream_watcher.go, watch_decoder.go, and the loop itself,
+// decodeWatchPlain in decode.go).
 
 // watch opens a watch of r in namespace ("" = every namespace).
 //
@@ -51,5 +52,5 @@ func (c *Client) watch(ctx context.Context, r Resource, namespace string, opts L
 	if c.tracer.On() {
 		c.tracer.Event("watch opened", trace.Resource(r.GroupResource()), trace.RV(opts.ResourceVersion))
 	}
-	return newStreamWatcher(ctx, cancel, resp.Body, newWatchDecoder(resp.Body, r, c.maxFrame), c.workers, c.tracer), nil
+	return newStreamWatcher(ctx, cancel, resp.Body, newWatchDecoder(resp.Body, r, c.maxFrame), c.decoder, c.tracer), nil
 }

@@ -148,8 +148,8 @@ func (f *frameReader) fill() {
 
 // readSome reads into p until something arrives: bytes, the end of the
 // stream or an error. A Reader that keeps returning 0, nil is given up on
-// after maxEmptyReads tries, with io.ErrNoProgress. (frameReader and
-// valueCutter both read this way.)
+// after maxEmptyReads tries, with io.ErrNoProgress. (The fast path's list
+// cutter reads the same way.)
 func readSome(r io.Reader, p []byte) (int, error) {
 	for range maxEmptyReads {
 		if n, err := r.Read(p); n > 0 || err != nil {
@@ -171,48 +171,19 @@ func trimSpace(b []byte) []byte {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }
 
-// watchDecoder turns frames into Events.
+// watchDecoder is one watch body as frames: the frameReader, what the
+// frames decode into (the Resource), and how many were cut, for messages.
+// The decoding itself is the seam's (decode.go).
 type watchDecoder struct {
 	frames   *frameReader
 	resource Resource
-	cut      int           // frames cut so far, for error messages
-	loop     workerDecoder // decode's own room (parallel_decode.go)
+	cut      int // frames cut so far, for error messages
 }
 
 // newWatchDecoder decodes body, a watch of r, with frames of at most
 // maxFrameSize bytes (NewClient has defaulted it).
 func newWatchDecoder(body io.Reader, r Resource, maxFrameSize int) *watchDecoder {
 	return &watchDecoder{frames: newFrameReader(body, maxFrameSize), resource: r}
-}
-
-// frame is one watch event as it travels. Object is set to a new object of
-// the watched type before decoding: encoding/json decodes into the pointer
-// an interface field already holds, so the object is decoded in the same
-// single pass as the frame, with no intermediate json.RawMessage.
-type frame struct {
-	Type   api.EventType `json:"type"`
-	Object any           `json:"object"`
-}
-
-// decode returns the next event. A server's ERROR frame is returned as an
-// Event of type Error whose Err is a *StatusError. At a clean end of
-// stream it returns io.EOF; any other error means the stream is broken and
-// says how.
-//
-// It is two steps, which the parallel path (parallel_decode.go) runs on
-// different goroutines: cut the next frame, then decode it.
-func (d *watchDecoder) decode() (Event, error) {
-	line, err := d.nextFrame()
-	if err != nil {
-		return Event{}, err
-	}
-	// The loop decodes as a worker does (onepass.Unmarshal, in its own
-	// room); a frame it cannot decode is decoded again by json.Unmarshal,
-	// whose error the message quotes.
-	if ev, err := d.decodeFrameWith(line, &d.loop); err == nil {
-		return ev, nil
-	}
-	return d.decodeNumbered(line, d.cut)
 }
 
 // nextFrame cuts the next frame and counts it. The slice is valid until the
@@ -241,54 +212,13 @@ func (d *watchDecoder) nextFrame() ([]byte, error) {
 	return line, nil
 }
 
-// decodeNumbered decodes line, the stream's frame number n (from 1), and
-// says which frame it was if it is malformed. It only reads d.resource, so
-// several goroutines may call it at once.
-func (d *watchDecoder) decodeNumbered(line []byte, n int) (Event, error) {
-	ev, err := d.decodeFrame(line)
-	if err != nil {
-		return Event{}, fmt.Errorf("%w (frame %d: %s): %w", ErrMalformedFrame, n, snippet(line), err)
-	}
-	return ev, nil
-}
-
-// decodeFrame decodes one frame with json.Unmarshal.
-func (d *watchDecoder) decodeFrame(line []byte) (Event, error) {
-	return d.decodeFrameWith(line, nil)
-}
-
-// decodeFrameWith decodes one frame with wd, a goroutine's own room and
-// onepass.Unmarshal (parallel_decode.go), or with json.Unmarshal if wd is
-// nil.
-func (d *watchDecoder) decodeFrameWith(line []byte, wd *workerDecoder) (Event, error) {
-	f := frame{Object: d.resource.New()}
-	var err error
-	if wd != nil {
-		err = wd.unmarshalLending(line, &f, f.Object)
-	} else {
-		err = json.Unmarshal(line, &f)
-	}
-	if f.Type == api.Error {
-		// The object is a Status, not the watched type: decode it again
-		// as one (rare, and the stream ends here anyway).
-		return decodeErrorFrame(line)
-	}
-	if err != nil {
-		return Event{}, err
-	}
-	switch f.Type {
-	case api.Added, api.Modified, api.Deleted, api.Bookmark:
-	case "":
-		return Event{}, errors.New("the frame has no event type")
-	default:
-		return Event{}, fmt.Errorf("unknown event type %q", f.Type)
-	}
-	obj, ok := f.Object.(api.Object)
-	if !ok || obj == nil {
-		return Event{}, errors.New("the frame has no object")
-	}
-	d.resource.decoded(obj)
-	return Event{Type: f.Type, Object: obj}, nil
+// frame is one watch event as it travels. Object is set to a new object of
+// the watched type before decoding: encoding/json decodes into the pointer
+// an interface field already holds, so the object is decoded in the same
+// single pass as the frame, with no intermediate json.RawMessage.
+type frame struct {
+	Type   api.EventType `json:"type"`
+	Object any           `json:"object"`
 }
 
 // decodeErrorFrame decodes an ERROR frame's Status into a *StatusError:

@@ -248,26 +248,29 @@ func TestWatchDecoderStopWhileServerSilent(t *testing.T) {
 	<-clientGone // the server saw the connection go
 }
 
-// decodeAll runs the decoder over r and returns a line per event
-// ("ADDED a 1", "ERROR <err>").
+// decodeAll runs the plain form's loop (decodeWatchPlain) over r, on this
+// goroutine, and returns a line per event ("ADDED a 1", "ERROR <err>").
 func decodeAll(r io.Reader, maxFrame int) []string {
-	dec := newWatchDecoder(r, Pods, maxFrame)
 	var out []string
-	for {
-		ev, err := dec.decode()
+	decodeWatchPlain(newWatchDecoder(r, Pods, maxFrame), func(ev Event, err error) bool {
 		switch {
 		case err == io.EOF:
-			return out
+			return false
 		case err != nil:
-			return append(out, "BROKEN "+err.Error())
+			out = append(out, "BROKEN "+err.Error())
+			return false
 		case ev.Type == api.Error:
-			return append(out, "ERROR "+ev.Err.Error())
+			out = append(out, "ERROR "+ev.Err.Error())
+			return false
 		}
 		out = append(out, fmt.Sprintf("%s %s %s", ev.Type, ev.Object.GetName(), ev.Object.GetResourceVersion()))
-	}
+		return true
+	})
+	return out
 }
 
-// The frame decoder on its own, table-driven: what each input decodes to.
+// The frame decoder on its own, table-driven: what each input decodes to,
+// by the plain form and by the fast one.
 func TestWatchDecoderFrames(t *testing.T) {
 	const prefix, suffix = `{"type":"ADDED","object":{"metadata":{"name":"`, `"}}}`
 	atLimit := strings.Repeat("y", 64-len(prefix)-len(suffix)) // the frame is exactly 64 bytes
@@ -308,6 +311,8 @@ func TestWatchDecoderFrames(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 			// Chunking never matters: one byte per Read gives the same events.
 			assert.Equal(t, tt.want, sameStructName(decodeAll(iotest.OneByteReader(strings.NewReader(tt.input)), maxFrame)))
+			// Nor does the decoder: the fast form gives the same events too.
+			assert.Equal(t, tt.want, sameStructName(decodeThroughWatcher(t, []byte(tt.input), maxFrame, fast(1))))
 		})
 	}
 }

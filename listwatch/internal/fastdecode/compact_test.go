@@ -1,4 +1,4 @@
-package api
+package fastdecode
 
 import (
 	"encoding/json"
@@ -10,35 +10,41 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kinformer/kinformer/api"
 )
 
 // decodePod decodes b as encoding/json does (no compaction): the
-// reference CompactAfterDecode must not depart from.
-func decodePod(t *testing.T, b []byte) *Pod {
+// reference Compact must not depart from.
+func decodePod(t *testing.T, b []byte) *api.Pod {
 	t.Helper()
-	p := &Pod{}
+	p := &api.Pod{}
 	require.NoError(t, json.Unmarshal(b, p))
 	return p
 }
 
-// compactedPod decodes b and compacts it, as listwatch does.
-func compactedPod(t *testing.T, b []byte) *Pod {
+// compactedPod decodes b and compacts it, as the fast path does.
+func compactedPod(t *testing.T, b []byte) *api.Pod {
 	t.Helper()
 	p := decodePod(t, b)
-	p.CompactAfterDecode()
+	Compact(p)
 	return p
 }
 
-var podFixtures = []string{
-	"testdata/pod-running.json",
-	"testdata/pod-from-apiserver.json",
-	"../listwatch/testdata/pod.json",
-}
+// The pod fixtures: two of package api's, and the pod listwatch's
+// benchmarks decode.
+const (
+	podRunning       = "../../../api/testdata/pod-running.json"
+	podFromAPIServer = "../../../api/testdata/pod-from-apiserver.json"
+	podPending       = "../../testdata/pod.json"
+)
+
+var podFixtures = []string{podRunning, podFromAPIServer, podPending}
 
 // Compaction keeps every value the type holds: the compacted pod equals the
 // plain decode field by field, re-marshals to the same bytes, and survives
 // another round trip unchanged.
-func TestCompactAfterDecode_RoundTrips(t *testing.T) {
+func TestCompact_RoundTrips(t *testing.T) {
 	for _, file := range podFixtures {
 		t.Run(file, func(t *testing.T) {
 			raw, err := os.ReadFile(file)
@@ -60,22 +66,22 @@ func TestCompactAfterDecode_RoundTrips(t *testing.T) {
 }
 
 // PartialObjectMetadata: the same values as the plain decode, interned.
-func TestCompactAfterDecode_PartialObjectMetadata(t *testing.T) {
-	raw, err := os.ReadFile("testdata/pod-running.json")
+func TestCompact_PartialObjectMetadata(t *testing.T) {
+	raw, err := os.ReadFile(podRunning)
 	require.NoError(t, err)
-	var want, got, other PartialObjectMetadata
+	var want, got, other api.PartialObjectMetadata
 	require.NoError(t, json.Unmarshal(raw, &want))
 	require.NoError(t, json.Unmarshal(raw, &got))
 	require.NoError(t, json.Unmarshal(raw, &other))
-	got.CompactAfterDecode()
-	other.CompactAfterDecode()
+	Compact(&got)
+	Compact(&other)
 	require.Empty(t, cmp.Diff(want, got))
 	require.Equal(t, unsafe.StringData(got.Labels["app"]), unsafe.StringData(other.Labels["app"]))
 }
 
 // Edge cases: empty and missing slices and maps keep their nil-ness, and a
 // zero pod stays zero.
-func TestCompactAfterDecode_EdgeCases(t *testing.T) {
+func TestCompact_EdgeCases(t *testing.T) {
 	for _, in := range []string{
 		`{}`,
 		`{"metadata":{"labels":{},"annotations":{},"finalizers":[],"ownerReferences":[]},"spec":{"containers":[]},"status":{"conditions":[]}}`,
@@ -90,21 +96,21 @@ func TestCompactAfterDecode_EdgeCases(t *testing.T) {
 		require.Equal(t, want.Spec.Containers == nil, got.Spec.Containers == nil, in)
 		require.Equal(t, want.Status.Conditions == nil, got.Status.Conditions == nil, in)
 	}
-	var zero Pod
-	zero.CompactAfterDecode()
-	require.Empty(t, cmp.Diff(Pod{}, zero))
+	var zero api.Pod
+	Compact(&zero)
+	require.Empty(t, cmp.Diff(api.Pod{}, zero))
 
 	// Decoding alone leaves the slack: what compaction is there to remove.
 	p := decodePod(t, []byte(`{"status":{"conditions":[{"type":"a"},{"type":"b"},{"type":"c"}]}}`))
 	require.Greater(t, cap(p.Status.Conditions), 3)
-	p.CompactAfterDecode()
+	Compact(p)
 	require.Equal(t, 3, cap(p.Status.Conditions))
 }
 
 // What compaction is for: no spare capacity, and the strings pods repeat
 // stored once.
-func TestCompactAfterDecode_SharesRepeatedStrings(t *testing.T) {
-	bodies := realisticPods(t, "testdata/pod-running.json", 2)
+func TestCompact_SharesRepeatedStrings(t *testing.T) {
+	bodies := realisticPods(t, podRunning, 2)
 	a, b := compactedPod(t, bodies[0]), compactedPod(t, bodies[1])
 	require.NotEqual(t, a.Name, b.Name)
 

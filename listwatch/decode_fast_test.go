@@ -19,12 +19,15 @@ import (
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/internal/leakcheck"
+	"github.com/kinformer/kinformer/listwatch/internal/fastdecode"
 	"github.com/kinformer/kinformer/trace"
 )
 
-// Decoding on several goroutines must show the consumer exactly what the
+// The fast form of the seam (decode_fast.go, listwatch/internal/fastdecode)
+// decoding on several goroutines must show the consumer exactly what its
 // one-goroutine loop shows: the same events in the same order, the same
-// error at the same place, the same end.
+// error at the same place, the same end. (That loop and the plain form
+// agree: TestDecode_FastSameAsPlain, FuzzWatchDecoder, FuzzListDecoder.)
 
 var workerCounts = []int{1, 2, 4, 8}
 
@@ -53,7 +56,7 @@ func watchWith(t *testing.T, data io.Reader, maxFrame, workers int) (lines []str
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	body := io.NopCloser(data)
-	w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, Pods, maxFrame), workers, nil)
+	w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, Pods, maxFrame), fast(workers), nil)
 	defer w.Stop()
 	for ev := range w.ResultChan() {
 		switch {
@@ -184,7 +187,7 @@ func TestParallelWatchStopMidStreamLeavesNoGoroutine(t *testing.T) {
 			defer cancelOuter()
 			ctx, cancel := context.WithCancel(outer)
 			body := endless()
-			w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, Pods, DefaultMaxWatchFrameSize), 4, nil)
+			w := newStreamWatcher(ctx, cancel, body, newWatchDecoder(body, Pods, DefaultMaxWatchFrameSize), fast(4), nil)
 			for range 1000 {
 				ev := <-w.ResultChan()
 				require.NotEqual(t, api.Error, ev.Type)
@@ -199,7 +202,7 @@ func TestParallelWatchStopMidStreamLeavesNoGoroutine(t *testing.T) {
 			}
 			waitCutter(t, w)
 			require.True(t, w.parallel)
-			require.Empty(t, leakcheck.Find("listwatch.(*decodePool).work", deadline))
+			require.Empty(t, leakcheck.Find("fastdecode.(*decodePool).work", deadline))
 			t.Logf("listwatch: %s after 1000 events of an endless stream: channel closed, no goroutine left", stop)
 		})
 	}
@@ -237,15 +240,15 @@ func TestParallelWatchContextCancelOverHTTP(t *testing.T) {
 	case <-time.After(deadline):
 		t.Fatal("the server did not see the client go")
 	}
-	require.Empty(t, leakcheck.Find("listwatch.cutFrames", deadline))
-	require.Empty(t, leakcheck.Find("listwatch.(*decodePool).work", deadline))
+	require.Empty(t, leakcheck.Find("fastdecode.cutFrames", deadline))
+	require.Empty(t, leakcheck.Find("fastdecode.(*decodePool).work", deadline))
 }
 
 // A watch whose frames come one per read never starts a worker.
 func TestParallelWatchSlowStreamStaysOnTheLoop(t *testing.T) {
 	got, parallel := watchWith(t, iotest.OneByteReader(strings.NewReader(manyEvents(3))), DefaultMaxWatchFrameSize, 4)
 	assert.Len(t, got, 3)
-	assert.False(t, parallel, "one frame per read: decoded in receive's loop")
+	assert.False(t, parallel, "one frame per read: decoded in the fast form's loop")
 	oneFramePerRead := &frameAtATime{frames: strings.SplitAfter(manyEvents(50), "\n")}
 	got, parallel = watchWith(t, oneFramePerRead, DefaultMaxWatchFrameSize, 4)
 	assert.Len(t, got, 50)
@@ -291,11 +294,11 @@ func listBody(n int) string {
 // Items come out in order, whatever the number of workers, as typed pods
 // and as unstructured objects.
 func TestParallelListKeepsOrder(t *testing.T) {
-	for _, n := range []int{0, 1, parallelListAfter, parallelListAfter + 1, 700} {
+	for _, n := range []int{0, 1, fastdecode.ParallelListAfter, fastdecode.ParallelListAfter + 1, 700} {
 		body := listBody(n)
 		for _, r := range []Resource{Pods, DynamicResource("", "v1", "pods", "Pod", true)} {
 			for _, workers := range workerCounts {
-				list, err := decodeObjectList(iotest.HalfReader(strings.NewReader(body)), r, workers)
+				list, err := fast(workers).list(iotest.HalfReader(strings.NewReader(body)), r)
 				require.NoError(t, err)
 				require.Len(t, list.Items, n)
 				assert.Equal(t, "777", list.ResourceVersion)
@@ -348,13 +351,13 @@ func TestParallelListErrorsAsTheLoop(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, want := decodeObjectList(tt.r(), Pods, 1)
+			_, want := fast(1).list(tt.r(), Pods)
 			require.Error(t, want)
 			assert.True(t, strings.HasPrefix(want.Error(), tt.want), "the loop said %q", want)
 			var wantSyntax *json.SyntaxError
 			isSyntax := errors.As(want, &wantSyntax)
 			for _, workers := range workerCounts[1:] {
-				_, got := decodeObjectList(tt.r(), Pods, workers)
+				_, got := fast(workers).list(tt.r(), Pods)
 				require.Error(t, got)
 				require.Equal(t, want.Error(), got.Error(), "workers=%d", workers)
 				var gotSyntax *json.SyntaxError
@@ -377,8 +380,8 @@ func TestDecodeWorkersConfig(t *testing.T) {
 	require.ErrorContains(t, err, "DecodeWorkers")
 	c, err := NewClient(Config{Server: "http://127.0.0.1:1"})
 	require.NoError(t, err)
-	assert.Equal(t, defaultDecodeWorkers(), c.workers)
-	assert.LessOrEqual(t, c.workers, 4)
+	assert.Equal(t, fastdecode.DefaultWorkers(), c.decoder.workers)
+	assert.LessOrEqual(t, c.decoder.workers, 4)
 
 	body := listBody(300)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -394,69 +397,4 @@ func TestDecodeWorkersConfig(t *testing.T) {
 		require.Len(t, list.Items, 300)
 		assert.Equal(t, "item-299", list.Items[299].Name)
 	}
-}
-
-// Items go to the workers a batch at a time: one hand-off per batchItems
-// items, not one per item, and still in order.
-func TestParallelList_HandsOverBatches(t *testing.T) {
-	const n = 100
-	list := &ObjectList{}
-	par := newParallelItems(Pods, list, 2)
-	defer par.stop()
-	for i := range n {
-		require.NoError(t, par.add(i, []byte(fmt.Sprintf(`{"metadata":{"name":"p-%d"}}`, i))))
-	}
-	require.NoError(t, par.finish())
-	require.Len(t, list.Items, n)
-	for i, obj := range list.Items {
-		require.Equal(t, fmt.Sprintf("p-%d", i), obj.GetName())
-	}
-	want := (n + batchItems - 1) / batchItems
-	require.Equal(t, want, par.pool.submitted, "hand-offs to the workers")
-	t.Logf("listwatch: %d items handed to 2 workers in %d batches of up to %d, and appended in order", n, par.pool.submitted, batchItems)
-}
-
-// A watch batches only frames that have arrived whole: frames that are
-// already read go together, and a frame followed by nothing is handed
-// over at once, without waiting for the next one.
-func TestParallelWatch_BatchesOnlyWhatHasArrived(t *testing.T) {
-	pr, pw := io.Pipe()
-	defer pr.Close()
-	dec := newWatchDecoder(pr, Pods, DefaultMaxWatchFrameSize)
-	pending := make(chan *frameBatch, 8)
-	stop := make(chan struct{})
-	cut := make(chan struct{})
-	go func() { defer close(cut); cutFrames(dec, 2, pending, stop) }()
-	defer func() { close(stop); pr.Close(); <-cut }()
-
-	next := func() []string {
-		t.Helper()
-		select {
-		case b := <-pending:
-			<-b.ready
-			var names []string
-			for _, ev := range b.events {
-				names = append(names, ev.Object.GetName())
-			}
-			return names
-		case <-time.After(deadline):
-			t.Fatal("no batch")
-			return nil
-		}
-	}
-	// Five frames in one write: they arrive together and go as one batch
-	// (the cutter reads them in one Read).
-	var five strings.Builder
-	for i := range 5 {
-		five.WriteString(podFrame(api.Modified, fmt.Sprint("a", i), fmt.Sprint(10+i)))
-	}
-	go func() { _, _ = pw.Write([]byte(five.String())) }()
-	require.Equal(t, []string{"a0", "a1", "a2", "a3", "a4"}, next())
-	t.Logf("listwatch: five frames read at once: one batch")
-
-	// One frame, then nothing: it is delivered alone while the cutter
-	// waits for more.
-	go func() { _, _ = pw.Write([]byte(podFrame(api.Modified, "b", "20"))) }()
-	require.Equal(t, []string{"b"}, next())
-	t.Logf("listwatch: one frame and a quiet stream: a batch of one, delivered without waiting")
 }

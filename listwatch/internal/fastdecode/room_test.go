@@ -1,4 +1,4 @@
-package api
+package fastdecode
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kinformer/kinformer/api"
 )
 
 // conditionsJSON is a pod whose status has n conditions (n < 0: no
@@ -33,8 +35,8 @@ func conditionsJSON(name string, n int) string {
 // pod before), nil where the JSON had no conditions, empty where it had [],
 // and conditions of their own, not the room's: decoding the next pod
 // changes nothing in the last.
-func TestDecodeRoom_SameValuesAsAPlainDecode(t *testing.T) {
-	var room DecodeRoom
+func TestRoom_SameValuesAsAPlainDecode(t *testing.T) {
+	var r room
 	bodies := []string{
 		conditionsJSON("five", 5),
 		conditionsJSON("two", 2), // fewer than before: nothing of "five" may remain
@@ -44,17 +46,17 @@ func TestDecodeRoom_SameValuesAsAPlainDecode(t *testing.T) {
 		conditionsJSON("many", roomForConditions+4), // outgrows the room
 		conditionsJSON("three", 3),
 	}
-	var decoded []*Pod
-	var plain []*Pod
+	var decoded []*api.Pod
+	var plain []*api.Pod
 	for _, b := range bodies {
-		want := &Pod{}
+		want := &api.Pod{}
 		require.NoError(t, json.Unmarshal([]byte(b), want))
 		plain = append(plain, want)
 
-		got := &Pod{}
-		got.LendRoom(&room)
+		got := &api.Pod{}
+		r.lend(got)
 		require.NoError(t, json.Unmarshal([]byte(b), got))
-		got.ReturnRoom(&room)
+		r.giveBack(got)
 		decoded = append(decoded, got)
 
 		require.Empty(t, cmp.Diff(want, got), b)
@@ -68,26 +70,26 @@ func TestDecodeRoom_SameValuesAsAPlainDecode(t *testing.T) {
 	for i := range decoded {
 		require.Empty(t, cmp.Diff(plain[i], decoded[i]), "pod %s changed by later decodes", plain[i].Name)
 	}
-	t.Logf("api: %d pods decoded one after another in one room: each equal to a plain decode, none sharing the room", len(bodies))
+	t.Logf("fastdecode: %d pods decoded one after another in one room: each equal to a plain decode, none sharing the room", len(bodies))
 }
 
 // What the room is for: decoding a pod's conditions leaves no garbage
 // behind but the exact copy the pod keeps.
-func TestDecodeRoom_LeavesLessGarbage(t *testing.T) {
+func TestRoom_LeavesLessGarbage(t *testing.T) {
 	body := []byte(conditionsJSON("p", 5))
-	var room DecodeRoom
+	var r room
 	plain := testing.AllocsPerRun(200, func() {
-		var p Pod
+		var p api.Pod
 		_ = json.Unmarshal(body, &p)
-		p.CompactAfterDecode()
+		Compact(&p)
 	})
 	lent := testing.AllocsPerRun(200, func() {
-		var p Pod
-		p.LendRoom(&room)
+		var p api.Pod
+		r.lend(&p)
 		_ = json.Unmarshal(body, &p)
-		p.ReturnRoom(&room)
-		p.CompactAfterDecode()
+		r.giveBack(&p)
+		Compact(&p)
 	})
 	require.Less(t, lent, plain-2, "allocations per pod: %v plain, %v with a room", plain, lent)
-	t.Logf("api: a pod with five conditions: %v allocations decoded plainly and compacted, %v with a room", plain, lent)
+	t.Logf("fastdecode: a pod with five conditions: %v allocations decoded plainly and compacted, %v with a room", plain, lent)
 }

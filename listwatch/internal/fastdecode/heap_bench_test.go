@@ -1,4 +1,4 @@
-package api
+package fastdecode
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/kinformer/kinformer/api"
 )
 
 // realisticPods returns n distinct encodings of a pod as kube-apiserver 1.36
@@ -19,7 +21,7 @@ func realisticPods(tb testing.TB, file string, n int) [][]byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var probe Pod
+	var probe api.Pod
 	if err := json.Unmarshal(raw, &probe); err != nil {
 		tb.Fatal(err)
 	}
@@ -43,17 +45,17 @@ func realisticPods(tb testing.TB, file string, n int) [][]byte {
 // the wire carried).
 func keptHeap(tb testing.TB, bodies [][]byte) (heapPerPod, keptJSONPerPod float64) {
 	tb.Helper()
-	kept := make([]*Pod, len(bodies))
+	kept := make([]*api.Pod, len(bodies))
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for i, b := range bodies {
-		p := &Pod{}
+		p := &api.Pod{}
 		if err := json.Unmarshal(b, p); err != nil {
 			tb.Fatal(err)
 		}
-		p.CompactAfterDecode() // as listwatch does
+		Compact(p) // as the fast path does
 		kept[i] = p
 	}
 	runtime.GC()
@@ -80,12 +82,12 @@ func keptHeap(tb testing.TB, bodies [][]byte) (heapPerPod, keptJSONPerPod float6
 //	kept-json-B/pod  len(json.Marshal(pod)): the data the type holds
 //	heap/json        the ratio of the two (the target is <= 1.5)
 //
-// go test ./api -run '^$' -bench CachedPodHeap -benchmem
+// go test ./listwatch/internal/fastdecode -run '^$' -bench CachedPodHeap -benchmem
 func BenchmarkCachedPodHeap(b *testing.B) {
 	for _, f := range []struct{ name, file string }{
-		{"running-1.36", "testdata/pod-running.json"},
-		{"pending-1.36", "../listwatch/testdata/pod.json"},
-		{"from-apiserver", "testdata/pod-from-apiserver.json"},
+		{"running-1.36", podRunning},
+		{"pending-1.36", podPending},
+		{"from-apiserver", podFromAPIServer},
 	} {
 		b.Run(f.name, func(b *testing.B) {
 			const n = 5000
@@ -103,10 +105,10 @@ func BenchmarkCachedPodHeap(b *testing.B) {
 }
 
 // BenchmarkDecodePod: the time and garbage of decoding one pod, alone
-// (decode) and with CompactAfterDecode (decode+compact), the price paid
+// (decode) and with Compact (decode+compact), the price paid
 // for the smaller cache.
 func BenchmarkDecodePod(b *testing.B) {
-	bodies := realisticPods(b, "testdata/pod-running.json", 1)
+	bodies := realisticPods(b, podRunning, 1)
 	for _, compact := range []bool{false, true} {
 		name := "decode"
 		if compact {
@@ -115,12 +117,12 @@ func BenchmarkDecodePod(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			b.SetBytes(int64(len(bodies[0])))
 			for b.Loop() {
-				var p Pod
+				var p api.Pod
 				if err := json.Unmarshal(bodies[0], &p); err != nil {
 					b.Fatal(err)
 				}
 				if compact {
-					p.CompactAfterDecode()
+					Compact(&p)
 				}
 			}
 		})

@@ -1,4 +1,4 @@
-package listwatch
+package fastdecode
 
 import (
 	"encoding/binary"
@@ -16,16 +16,16 @@ import (
 // small values (the metadata) and many items, each decoded on its own into
 // a fresh object. Finding where an item ends takes only a look at the bytes
 // that open and close objects, arrays and strings; decoding it is the
-// expensive step. So the list path is the watch path's twin: the watch
-// cuts frames at newlines (frameReader) and decodes each frame; the list
-// cuts items at their closing brace (valueCutter) and decodes each item,
-// on the reading goroutine or on workers (parallel_decode.go).
+// expensive step. So the fast list is the watch's twin: the watch cuts
+// frames at newlines (listwatch's frameReader) and decodes each frame; the
+// list cuts items at their closing brace (valueCutter) and decodes each
+// item, on the reading goroutine or on workers (list.go).
 //
 // The cutter checks only what it needs to find the ends: the structure
 // between values (a '{' to open the list, ':' after a field name, ',' or
 // the closing bracket after a value). Whatever is inside a value is checked
-// by the json.Unmarshal that decodes it, so a malformed item is reported
-// by encoding/json with the item's number (decodeObjectList).
+// by the decode that decodes it, so a malformed item is reported by
+// encoding/json with the item's number (List).
 //
 // (encoding/json's own json.Decoder could cut too, but it scans every byte
 // of a value with its full syntax checker, and the decode then scans it
@@ -271,3 +271,21 @@ func quoteOrBackslash(w uint64) uint64 {
 	b := w ^ (ones * '\\')
 	return ((q-ones) & ^q | (b-ones) & ^b) & highs
 }
+
+// readSome reads into p until something arrives: bytes, the end of the
+// stream or an error. A Reader that keeps returning 0, nil is given up on
+// after maxEmptyReads tries, with io.ErrNoProgress. (listwatch's
+// frameReader reads the same way.)
+func readSome(r io.Reader, p []byte) (int, error) {
+	for range maxEmptyReads {
+		if n, err := r.Read(p); n > 0 || err != nil {
+			return n, err
+		}
+	}
+	return 0, io.ErrNoProgress
+}
+
+// maxEmptyReads guards against a Reader that returns 0, nil forever.
+const maxEmptyReads = 100
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\r' || c == '\t' }

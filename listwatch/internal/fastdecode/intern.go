@@ -1,4 +1,4 @@
-package api
+package fastdecode
 
 import (
 	"strings"
@@ -12,8 +12,8 @@ import (
 // annotations, the same owner (ReplicaSet name and uid), image, node names,
 // condition types and statuses. encoding/json allocates a fresh copy of
 // every one of them for every pod it decodes; an informer caching 50,000
-// pods keeps 50,000 copies of "app.kubernetes.io/name". compactAfterDecode
-// passes those strings through decodeInterner, so every pod points at one.
+// pods keeps 50,000 copies of "app.kubernetes.io/name". Compact passes
+// those strings through decodeInterner, so every pod points at one.
 //
 // The trade-off, and why it is not unique.Make:
 //
@@ -29,7 +29,7 @@ import (
 //     are immutable; the cached objects keep them alive), later pods just
 //     get new canonical copies. A workload whose label values churn (a new
 //     pod-template-hash per rollout) thus cannot grow it without bound.
-//   - It is safe for concurrent decoders (listwatch may decode in
+//   - It is safe for concurrent decoders (the workers decode in
 //     parallel): lookups are sync.Map loads, which do not lock; a miss
 //     stores once (LoadOrStore), so two decoders agree on one copy.
 //   - A hit costs a hash and a compare per string at decode time; a miss

@@ -1,0 +1,117 @@
+package fastdecode
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinformer/kinformer/api"
+)
+
+// How work reaches the workers. (That the results come back in order, with
+// the errors where the one-goroutine loop has them, listwatch's tests show
+// through the seam: TestParallelWatchKeepsStreamOrder and friends.)
+
+// deadline bounds every wait in these tests; reaching it is a failure.
+const deadline = 10 * time.Second
+
+// decodePodItem is an Item: a list item into a new pod.
+func decodePodItem(d *Decoder, raw []byte) (api.Object, error) {
+	p := &api.Pod{}
+	if err := d.Value(raw, p); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Items go to the workers a batch at a time: one hand-off per batchItems
+// items, not one per item, and still in order.
+func TestParallelList_HandsOverBatches(t *testing.T) {
+	const n = 100
+	var items []api.Object
+	par := newParallelItems(decodePodItem, &items, 2)
+	defer par.stop()
+	for i := range n {
+		require.NoError(t, par.add(i, []byte(fmt.Sprintf(`{"metadata":{"name":"p-%d"}}`, i))))
+	}
+	require.NoError(t, par.finish())
+	require.Len(t, items, n)
+	for i, obj := range items {
+		require.Equal(t, fmt.Sprintf("p-%d", i), obj.GetName())
+	}
+	want := (n + batchItems - 1) / batchItems
+	require.Equal(t, want, par.pool.submitted, "hand-offs to the workers")
+	t.Logf("fastdecode: %d items handed to 2 workers in %d batches of up to %d, and appended in order", n, par.pool.submitted, batchItems)
+}
+
+// chunkFrames is Frames over chunks sent on a channel, each chunk what one
+// Read of the body returns: its frames are read together, so after the
+// first is cut the others are already there (HasFrame), and the next chunk
+// is not.
+type chunkFrames struct {
+	chunks <-chan string
+	read   []string // frames read, not yet cut
+	cut    int
+}
+
+func (f *chunkFrames) Next() ([]byte, error) {
+	for len(f.read) == 0 {
+		c, ok := <-f.chunks
+		if !ok {
+			return nil, io.EOF
+		}
+		f.read = strings.Split(strings.TrimSuffix(c, "\n"), "\n")
+	}
+	frame := f.read[0]
+	f.read = f.read[1:]
+	f.cut++
+	return []byte(frame), nil
+}
+
+func (f *chunkFrames) Cut() int       { return f.cut }
+func (f *chunkFrames) Buffered() bool { return len(f.read) > 0 }
+func (f *chunkFrames) HasFrame() bool { return len(f.read) > 0 }
+func (f *chunkFrames) Max() int       { return 1 << 20 }
+
+// A watch batches only frames that have arrived whole: frames that are
+// already read go together, and a frame followed by nothing is handed
+// over at once, without waiting for the next one.
+func TestParallelWatch_BatchesOnlyWhatHasArrived(t *testing.T) {
+	chunks := make(chan string)
+	w := &Watch[string]{
+		Frames:  &chunkFrames{chunks: chunks},
+		Workers: 2,
+		Decode:  func(_ *Decoder, frame []byte, _ int) (string, error) { return string(frame), nil },
+	}
+	pending := make(chan *frameBatch[string], 8)
+	stop := make(chan struct{})
+	cut := make(chan struct{})
+	go func() { defer close(cut); cutFrames(w, pending, stop) }()
+	defer func() { close(stop); close(chunks); <-cut }()
+
+	next := func() []string {
+		t.Helper()
+		select {
+		case b := <-pending:
+			<-b.ready
+			return b.events
+		case <-time.After(deadline):
+			t.Fatal("no batch")
+			return nil
+		}
+	}
+	// Five frames in one read: they arrive together and go as one batch.
+	chunks <- "a0\na1\na2\na3\na4\n"
+	require.Equal(t, []string{"a0", "a1", "a2", "a3", "a4"}, next())
+	t.Logf("fastdecode: five frames read at once: one batch")
+
+	// One frame, then nothing: it is delivered alone while the cutter
+	// waits for more.
+	chunks <- "b\n"
+	require.Equal(t, []string{"b"}, next())
+	t.Logf("fastdecode: one frame and a quiet stream: a batch of one, delivered without waiting")
+}
