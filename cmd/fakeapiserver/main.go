@@ -104,11 +104,6 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		kubectl += ` --token "` + tok.shell + `"`
 		curl += ` -H "Authorization: Bearer ` + tok.shell + `"`
 	}
-	logger.Info("fakeapiserver listening", "url", url, "seeded", *seed, "history", *history, "token", tok.describe(), "faults", *faults)
-	if tok.value == "" && !fakeapiserver.IsLoopbackHost(ln.Addr().String()) {
-		logger.Warn("listening on a non-loopback address without a token: anyone who can reach it can read and write it; give a token (--token-file or $"+tokenEnv+")",
-			"addr", ln.Addr().String(), "foreignHosts", hostPolicy(*allowAnyHost))
-	}
 	fmt.Fprintf(stderr, "\nTry:\n  %[1]s %[2]s/api/v1/namespaces/default/pods\n  %[1]s '%[2]s/api/v1/namespaces/default/pods?watch=true'\n  %[3]s get pods -A\n", curl, url, kubectl)
 	if *faults {
 		fmt.Fprintf(stderr, "  %[1]s %[2]s/faults                       (the fault endpoints)\n  %[1]s -X POST %[2]s/faults/close-watches\n", curl, url)
@@ -117,6 +112,13 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "  (with TOKEN set to the token you gave; --token shows in the process list: --token-file or $"+tokenEnv+" do not)")
 	}
 	fmt.Fprintln(stderr)
+	// The "listening" line comes last: whoever waits for it (a script, a
+	// test) then has every line above too.
+	if tok.value == "" && !fakeapiserver.IsLoopbackHost(ln.Addr().String()) {
+		logger.Warn("listening on a non-loopback address without a token: anyone who can reach it can read and write it; give a token (--token-file or $"+tokenEnv+")",
+			"addr", ln.Addr().String(), "foreignHosts", hostPolicy(*allowAnyHost))
+	}
+	logger.Info("fakeapiserver listening", "url", url, "seeded", *seed, "history", *history, "token", tok.describe(), "faults", *faults)
 
 	if err := srv.Serve(ctx, ln); err != nil {
 		return err
