@@ -137,3 +137,30 @@ func ExampleNewInMemoryMetrics() {
 	// Output:
 	// pods: depth=1 adds=2 retries=0 latency(avg)=300ms work(avg)=100ms unfinished=0s longest=0s
 }
+
+// A delaying queue holds an item back until its time. AddAfter with a
+// duration <= 0 adds it at once; a later one waits on the queue's clock, a
+// fake one in the second queue, so the example takes no time.
+func ExampleNewDelayingQueue() {
+	now := workqueue.NewDelayingQueue[string]()
+	now.AddAfter("default/web-0", 0)
+	key, _ := now.Get()
+	fmt.Println("at once:", key)
+	now.Done(key)
+	now.ShutDown()
+
+	clk := clock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	queue := workqueue.NewDelayingQueueWithConfig[string](workqueue.QueueConfig{Name: "pods", Clock: clk})
+	defer queue.ShutDown()
+	queue.AddAfter("default/web-1", time.Minute)
+	fmt.Println("queued before the minute:", queue.Len())
+	_ = clk.BlockUntilWaiters(context.Background(), 1) // the waiting loop sleeps until the item is due
+	clk.Step(time.Minute)
+	key, _ = queue.Get()
+	fmt.Println("after the minute:", key)
+	queue.Done(key)
+	// Output:
+	// at once: default/web-0
+	// queued before the minute: 0
+	// after the minute: default/web-1
+}
