@@ -9,8 +9,8 @@ import (
 	"github.com/kinformer/kinformer/trace"
 )
 
-// Options configures a DeltaFIFO. Every field may be left zero.
-type Options struct {
+// DeltaFIFOOptions configures a DeltaFIFO. Every field may be left zero.
+type DeltaFIFOOptions struct {
 	// KeyFunction keys objects; MetaNamespaceKeyFunc if nil. Tombstones
 	// and Deltas are keyed by KeyOf before it is consulted.
 	KeyFunction indexer.KeyFunc
@@ -56,7 +56,7 @@ type DeltaFIFO struct {
 var _ Queue = (*DeltaFIFO)(nil)
 
 // NewDeltaFIFO returns an empty DeltaFIFO.
-func NewDeltaFIFO(opts Options) *DeltaFIFO {
+func NewDeltaFIFO(opts DeltaFIFOOptions) *DeltaFIFO {
 	f := &DeltaFIFO{
 		items:                 map[qkey]Deltas{},
 		keyer:                 newKeyer(opts.KeyFunction),

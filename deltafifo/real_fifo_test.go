@@ -169,7 +169,7 @@ func TestQueues_SideBySide(t *testing.T) {
 		return append(popped, drain(q, length)...)
 	}
 
-	df := newDeltaFIFO(t, Options{})
+	df := newDeltaFIFO(t, DeltaFIFOOptions{})
 	require.Equal(t, []string{"13", "1", "30", "14"}, run(df, df.Len), "DeltaFIFO: one pop per key, newest shown")
 
 	rf := newRealFIFO(t, RealFIFOOptions{})
@@ -183,7 +183,7 @@ func TestQueues_ConcurrentProducersAndConsumers(t *testing.T) {
 		name     string
 		newQueue func(*trace.Tracer) Queue
 	}{
-		{"DeltaFIFO", func(tr *trace.Tracer) Queue { return NewDeltaFIFO(Options{Tracer: tr}) }},
+		{"DeltaFIFO", func(tr *trace.Tracer) Queue { return NewDeltaFIFO(DeltaFIFOOptions{Tracer: tr}) }},
 		{"RealFIFO", func(tr *trace.Tracer) Queue { return NewRealFIFO(RealFIFOOptions{Tracer: tr}) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/kinformer/kinformer/trace"
 )
 
-// RealFIFOOptions configures a RealFIFO. It is Options without
+// RealFIFOOptions configures a RealFIFO. It is DeltaFIFOOptions without
 // EmitDeltaTypeReplaced: a RealFIFO always emits Replaced for a relist.
 type RealFIFOOptions struct {
 	// KeyFunction keys objects; MetaNamespaceKeyFunc if nil.

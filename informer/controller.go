@@ -159,7 +159,7 @@ func NewIndexerInformer(lw listwatch.ListerWatcher, objType api.Object, resyncPe
 // newInformer builds NewInformer's controller; clk is nil (the real clock)
 // except in tests.
 func newInformer(lw listwatch.ListerWatcher, objType api.Object, resyncPeriod time.Duration, h ResourceEventHandler, clientState indexer.Store, clk clock.Clock) Controller {
-	fifo := deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: clientState, EmitDeltaTypeReplaced: true})
+	fifo := deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KnownObjects: clientState, EmitDeltaTypeReplaced: true})
 	return New(Config{
 		Queue:            fifo,
 		ListerWatcher:    lw,

@@ -122,7 +122,7 @@ type SharedIndexInformerOptions struct {
 	// nothing reads (client-go's SetTransform; kinformer takes it here,
 	// the only way to give an informer a transform, so it is fixed before
 	// Run by construction). The informer hands it to its queue
-	// (deltafifo.Options.Transformer).
+	// (deltafifo.DeltaFIFOOptions.Transformer).
 	//
 	// A transform must keep the resourceVersion: an OnUpdate whose old and
 	// new objects have the same resourceVersion is taken for a resync and
@@ -266,7 +266,7 @@ func (s *sharedIndexInformer) newQueue() deltafifo.Queue {
 	if s.queueKind == RealFIFOQueue {
 		q = deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KnownObjects: s.indexer, Transformer: s.transform, Tracer: s.tracer})
 	} else {
-		q = deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Transformer: s.transform, Tracer: s.tracer})
+		q = deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Transformer: s.transform, Tracer: s.tracer})
 	}
 	if s.wrapQueue != nil {
 		q = s.wrapQueue(q)

@@ -41,7 +41,7 @@ func TestInformer_HandleDeltasByDeltaType(t *testing.T) {
 		s.processor.start()
 		defer s.processor.stop()
 
-		q := deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Tracer: s.tracer})
+		q := deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Tracer: s.tracer})
 		at := func(p *api.Pod, rv string) *api.Pod { p.ResourceVersion = rv; return p }
 		steps := []struct {
 			name          string
