@@ -81,7 +81,8 @@ type SharedIndexInformer interface {
 	// up to ("" before the first list).
 	LastSyncResourceVersion() string
 	// SetWatchErrorHandler sets the hook that sees every list or watch
-	// failure. Only before Run.
+	// failure, replacing SharedIndexInformerOptions.WatchErrorHandler.
+	// Only before Run.
 	SetWatchErrorHandler(handler func(r *reflector.Reflector, err error)) error
 	// IsStopped is true once Run has returned.
 	IsStopped() bool
@@ -131,6 +132,11 @@ type SharedIndexInformerOptions struct {
 	// It must also keep name and namespace (the key), and it must not
 	// modify the object it is given in place if that object may be shared.
 	Transform deltafifo.TransformFunc
+	// WatchErrorHandler, if set, sees every failure of the Reflector's
+	// list or watch (reflector.Options.WatchErrorHandler, which the
+	// informer hands it to); nil logs them. SetWatchErrorHandler, client-go's
+	// way, sets the same hook later, before Run.
+	WatchErrorHandler func(r *reflector.Reflector, err error)
 }
 
 // HandlerOptions configure AddEventHandlerWithOptions (client-go has the
@@ -215,6 +221,7 @@ func NewSharedIndexInformerWithOptions(lw listwatch.ListerWatcher, exampleObject
 		resyncCheckPeriod:               opts.ResyncPeriod,
 		defaultEventHandlerResyncPeriod: opts.ResyncPeriod,
 		transform:                       opts.Transform,
+		watchErrorHandler:               opts.WatchErrorHandler,
 	}
 }
 
