@@ -22,9 +22,9 @@ type DeltaFIFOOptions struct {
 	// EmitDeltaTypeReplaced makes Replace emit Replaced deltas instead of
 	// Sync, so a relist can be told from a resync. Informers set it.
 	EmitDeltaTypeReplaced bool
-	// Transformer, if set, rewrites each object arriving from the server
+	// Transform, if set, rewrites each object arriving from the server
 	// before it is queued.
-	Transformer TransformFunc
+	Transform TransformFunc
 	// Tracer receives the queue's trace events (stage "deltafifo"). nil: off.
 	Tracer *trace.Tracer
 }
@@ -50,7 +50,7 @@ type DeltaFIFO struct {
 	keyer
 	knownObjects          KeyListerGetter
 	emitDeltaTypeReplaced bool
-	transformer           TransformFunc
+	transform             TransformFunc
 }
 
 var _ Queue = (*DeltaFIFO)(nil)
@@ -62,7 +62,7 @@ func NewDeltaFIFO(opts DeltaFIFOOptions) *DeltaFIFO {
 		keyer:                 newKeyer(opts.KeyFunction),
 		knownObjects:          opts.KnownObjects,
 		emitDeltaTypeReplaced: opts.EmitDeltaTypeReplaced,
-		transformer:           opts.Transformer,
+		transform:             opts.Transform,
 	}
 	f.cond.L = &f.lock
 	f.tracer = opts.Tracer.Stage(trace.StageDeltaFIFO)
@@ -132,9 +132,9 @@ func (f *DeltaFIFO) queuedOrKnownLocked(id qkey) bool {
 	return exists || err != nil
 }
 
-// admitLocked checks that obj may be queued and runs the transformer on it.
+// admitLocked checks that obj may be queued and runs the transform on it.
 func (f *DeltaFIFO) admitLocked(obj api.Object) (api.Object, error) {
-	return admit(f.closed, f.transformer, obj)
+	return admit(f.closed, f.transform, obj)
 }
 
 // queueActionLocked appends a delta to its key's Deltas, queueing the key if

@@ -397,7 +397,7 @@ func TestDeltaFIFO_PopProcessesUnderTheLock(t *testing.T) {
 	f.lock.RUnlock()
 }
 
-// The transformer runs once on every object arriving from the server (Add,
+// The transform runs once on every object arriving from the server (Add,
 // Update, Delete, Replace) before it is queued, and never on the cached
 // objects a Resync replays or on tombstones.
 func TestDeltaFIFO_TransformRunsBeforeQueueing(t *testing.T) {
@@ -414,7 +414,7 @@ func TestDeltaFIFO_TransformRunsBeforeQueueing(t *testing.T) {
 		return c
 	}
 	known := newKnown(cm("cached", "1"), cm("vanished", "1"))
-	f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: known, Transformer: strip})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: known, Transform: strip})
 
 	require.NoError(t, f.Add(annotated("a", "1")))
 	require.NoError(t, f.Update(annotated("a", "2")))
@@ -434,9 +434,9 @@ func TestDeltaFIFO_TransformRunsBeforeQueueing(t *testing.T) {
 	require.Equal(t, 5, calls, "Resync replays cached objects, already transformed")
 	require.Equal(t, "a{Sync 3} cached{Sync 3}", formatDeltaFIFO(f))
 
-	failing := newDeltaFIFO(t, DeltaFIFOOptions{Transformer: func(api.Object) (api.Object, error) { return nil, errors.New("bad") }})
+	failing := newDeltaFIFO(t, DeltaFIFOOptions{Transform: func(api.Object) (api.Object, error) { return nil, errors.New("bad") }})
 	require.ErrorContains(t, failing.Add(cm("x", "1")), "transform /x: bad")
-	returnsNil := newDeltaFIFO(t, DeltaFIFOOptions{Transformer: func(api.Object) (api.Object, error) { return nil, nil }})
+	returnsNil := newDeltaFIFO(t, DeltaFIFOOptions{Transform: func(api.Object) (api.Object, error) { return nil, nil }})
 	require.ErrorContains(t, returnsNil.Add(cm("x", "1")), "returned nil")
 	require.Zero(t, failing.Len()+returnsNil.Len())
 }

@@ -123,7 +123,7 @@ type SharedIndexInformerOptions struct {
 	// nothing reads (client-go's SetTransform; kinformer takes it here,
 	// the only way to give an informer a transform, so it is fixed before
 	// Run by construction). The informer hands it to its queue
-	// (deltafifo.DeltaFIFOOptions.Transformer).
+	// (deltafifo.DeltaFIFOOptions.Transform).
 	//
 	// A transform must keep the resourceVersion: an OnUpdate whose old and
 	// new objects have the same resourceVersion is taken for a resync and
@@ -271,9 +271,9 @@ func (s *sharedIndexInformer) startOnce() (Controller, bool) {
 func (s *sharedIndexInformer) newQueue() deltafifo.Queue {
 	var q deltafifo.Queue
 	if s.queueKind == RealFIFOQueue {
-		q = deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KnownObjects: s.indexer, Transformer: s.transform, Tracer: s.tracer})
+		q = deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KnownObjects: s.indexer, Transform: s.transform, Tracer: s.tracer})
 	} else {
-		q = deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Transformer: s.transform, Tracer: s.tracer})
+		q = deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Transform: s.transform, Tracer: s.tracer})
 	}
 	if s.wrapQueue != nil {
 		q = s.wrapQueue(q)
