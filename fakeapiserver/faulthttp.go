@@ -30,7 +30,7 @@ import (
 //	POST /faults/fail?code=429&count=5&retryAfter=2&verb=watch&resource=pods
 //	POST /faults/garbage[?frame=...] WriteGarbage
 //	POST /faults/delay?d=2s          SetWatchDelay (0 turns it off)
-//	POST /faults/restart             RestartStore (a server with a DataDir)
+//	POST /faults/restart             RestartStore (a durable server: Open with a dir)
 //	POST /faults/reset               forget every pending fault
 //
 // Each answers 200 with a FaultResult saying what was done and what a

@@ -152,7 +152,7 @@ func New(opts Options) *Server {
 }
 
 // Close ends every open watch and makes the server answer 503 from then on.
-// With DataDir it then flushes and closes the log, marking a clean shutdown.
+// On a durable server it then flushes and closes the log, marking a clean shutdown.
 // It is safe to call more than once.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {

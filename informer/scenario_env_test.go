@@ -66,7 +66,7 @@ func newScenarioEnv(t *testing.T) *scEnv {
 	e.out = newScOutput(e.workModel)
 	e.tracer = trace.New(trace.Func(e.out.record))
 	e.wqTracer = e.tracer.Stage(trace.StageController)
-	e.wq = workqueue.NewRateLimitingQueueWithConfig(workqueue.DefaultControllerRateLimiter[string](),
+	e.wq = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultControllerRateLimiter[string](),
 		workqueue.QueueConfig{Name: "scenario", Tracer: e.tracer})
 	return e
 }
