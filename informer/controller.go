@@ -92,7 +92,7 @@ func (c *controller) Run(ctx context.Context) {
 
 	r := reflector.New(c.config.ListerWatcher, c.config.Queue, reflector.Options{
 		ExpectedType:      c.config.ExpectedType,
-		ResyncPeriod:      c.config.FullResyncPeriod,
+		FullResyncPeriod:  c.config.FullResyncPeriod,
 		ShouldResync:      c.config.ShouldResync,
 		Clock:             c.config.Clock,
 		WatchErrorHandler: c.config.WatchErrorHandler,

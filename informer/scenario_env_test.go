@@ -153,7 +153,7 @@ func (e *scEnv) runWithWatchList(ctx context.Context) {
 	c := New(Config{Queue: q, ListerWatcher: s.listerWatcher, ExpectedType: s.objectType,
 		Process: s.HandleDeltas, Clock: s.clock, Logger: s.logger, Tracer: s.tracer}).(*controller)
 	r := reflector.New(s.listerWatcher, q, reflector.Options{
-		ExpectedType: s.objectType, ResyncPeriod: s.resyncCheckPeriod, ShouldResync: s.processor.shouldResync,
+		ExpectedType: s.objectType, FullResyncPeriod: s.resyncCheckPeriod, ShouldResync: s.processor.shouldResync,
 		UseWatchList: true, Clock: s.clock, Logger: s.logger, Tracer: s.tracer,
 	})
 	c.reflector = r

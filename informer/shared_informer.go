@@ -103,7 +103,11 @@ const (
 
 // SharedIndexInformerOptions configure NewSharedIndexInformerWithOptions.
 type SharedIndexInformerOptions struct {
-	// ResyncPeriod is the default resync period of handlers (0: none).
+	// ResyncPeriod is the default resync period of handlers (0: none),
+	// client-go's defaultEventHandlerResyncPeriod. ResyncPeriod always
+	// names a handler's resync; the store's (how often the Reflector calls
+	// Resync) is FullResyncPeriod, which the informer derives from its
+	// handlers' periods (determineResyncPeriod).
 	ResyncPeriod time.Duration
 	// Indexers are the cache's indices.
 	Indexers indexer.Indexers
