@@ -28,11 +28,22 @@ test-under-load:
 unit:
 	$(GO) test -race -count=1 ./...
 
-## lint: gofmt check and go vet
+## lint: gofmt check, go vet, staticcheck, deadcode (no function that neither a command nor a test nor an Example
+## reaches: exported API a test or Example uses is live), and the library's runtime needs the standard library only
+## (go-cmp, testify and x/* are for tests and tools: no library package, outside cmd/ and internal/tools, depends on
+## them). staticcheck and deadcode are pinned and run with go run: downloaded on first use, nothing to install.
+STATICCHECK = honnef.co/go/tools/cmd/staticcheck@v0.8.2
+DEADCODE = golang.org/x/tools/cmd/deadcode@v0.52.0
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+	@echo "$(GO) run $(DEADCODE) -test ./..."; out=$$($(GO) run $(DEADCODE) -test ./...) || exit 1; \
+	if [ -n "$$out" ]; then echo "deadcode: unreachable functions:"; echo "$$out"; exit 1; fi
+	@bad=$$($(GO) list -deps $$($(GO) list ./... | grep -v -e /cmd/ -e /internal/tools) | \
+	grep -e '^github.com/google/go-cmp' -e '^github.com/stretchr/testify' -e '^golang.org/x/'); \
+	if [ -n "$$bad" ]; then echo "the library depends on more than the standard library:"; echo "$$bad"; exit 1; fi
 
 ## docs-check: every Markdown link, anchor, backticked test name, repo path and symbol resolves; no file points outside the repo
 docs-check:

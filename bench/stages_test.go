@@ -164,7 +164,7 @@ func BenchmarkStage(b *testing.B) {
 		name string
 		make func() deltafifo.Queue
 	}{
-		{"DeltaFIFO", func() deltafifo.Queue { return deltafifo.NewDeltaFIFO(deltafifo.Options{}) }},
+		{"DeltaFIFO", func() deltafifo.Queue { return deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{}) }},
 		{"RealFIFO", func() deltafifo.Queue { return deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{}) }},
 	}
 	for _, q := range queues {

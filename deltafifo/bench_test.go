@@ -45,7 +45,7 @@ func queues() []struct {
 		name string
 		make func() lenQueue
 	}{
-		{"DeltaFIFO", func() lenQueue { return NewDeltaFIFO(Options{}) }},
+		{"DeltaFIFO", func() lenQueue { return NewDeltaFIFO(DeltaFIFOOptions{}) }},
 		{"RealFIFO", func() lenQueue { return NewRealFIFO(RealFIFOOptions{}) }},
 	}
 }

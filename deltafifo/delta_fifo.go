@@ -9,8 +9,8 @@ import (
 	"github.com/kinformer/kinformer/trace"
 )
 
-// Options configures a DeltaFIFO. Every field may be left zero.
-type Options struct {
+// DeltaFIFOOptions configures a DeltaFIFO. Every field may be left zero.
+type DeltaFIFOOptions struct {
 	// KeyFunction keys objects; MetaNamespaceKeyFunc if nil. Tombstones
 	// and Deltas are keyed by KeyOf before it is consulted.
 	KeyFunction indexer.KeyFunc
@@ -22,9 +22,9 @@ type Options struct {
 	// EmitDeltaTypeReplaced makes Replace emit Replaced deltas instead of
 	// Sync, so a relist can be told from a resync. Informers set it.
 	EmitDeltaTypeReplaced bool
-	// Transformer, if set, rewrites each object arriving from the server
+	// Transform, if set, rewrites each object arriving from the server
 	// before it is queued.
-	Transformer TransformFunc
+	Transform TransformFunc
 	// Tracer receives the queue's trace events (stage "deltafifo"). nil: off.
 	Tracer *trace.Tracer
 }
@@ -50,19 +50,19 @@ type DeltaFIFO struct {
 	keyer
 	knownObjects          KeyListerGetter
 	emitDeltaTypeReplaced bool
-	transformer           TransformFunc
+	transform             TransformFunc
 }
 
 var _ Queue = (*DeltaFIFO)(nil)
 
 // NewDeltaFIFO returns an empty DeltaFIFO.
-func NewDeltaFIFO(opts Options) *DeltaFIFO {
+func NewDeltaFIFO(opts DeltaFIFOOptions) *DeltaFIFO {
 	f := &DeltaFIFO{
 		items:                 map[qkey]Deltas{},
 		keyer:                 newKeyer(opts.KeyFunction),
 		knownObjects:          opts.KnownObjects,
 		emitDeltaTypeReplaced: opts.EmitDeltaTypeReplaced,
-		transformer:           opts.Transformer,
+		transform:             opts.Transform,
 	}
 	f.cond.L = &f.lock
 	f.tracer = opts.Tracer.Stage(trace.StageDeltaFIFO)
@@ -132,9 +132,9 @@ func (f *DeltaFIFO) queuedOrKnownLocked(id qkey) bool {
 	return exists || err != nil
 }
 
-// admitLocked checks that obj may be queued and runs the transformer on it.
+// admitLocked checks that obj may be queued and runs the transform on it.
 func (f *DeltaFIFO) admitLocked(obj api.Object) (api.Object, error) {
-	return admit(f.closed, f.transformer, obj)
+	return admit(f.closed, f.transform, obj)
 }
 
 // queueActionLocked appends a delta to its key's Deltas, queueing the key if

@@ -33,7 +33,7 @@ func popApply(t *testing.T, q Queue, known sortedKnown) Deltas {
 // in the queue, and Pop hands out all of its deltas at once.
 // Article: "Kubernetes-Informer" by smartkeyerror §2 (Delta FIFO Queue).
 func TestDeltaFIFO_KeyQueuedOnceManyDeltas(t *testing.T) {
-	f := newDeltaFIFO(t, Options{})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{})
 	t.Log("reflector (played by the test): foo added, bar added, foo updated twice")
 	require.NoError(t, f.Add(cm("foo", "1")))
 	require.NoError(t, f.Add(cm("bar", "1")))
@@ -58,7 +58,7 @@ func TestDeltaFIFO_KeyQueuedOnceManyDeltas(t *testing.T) {
 // Article: "informer" notes §2.4.
 func TestDeltaFIFO_KeepsEveryDeltaNotOnlyTheLast(t *testing.T) {
 	known := newKnown(cm("foo", "1"))
-	f := newDeltaFIFO(t, Options{KnownObjects: known})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: known})
 	t.Log("reflector (played by the test): foo updated 3 times, deleted twice (a duplicate DELETED), added again")
 	require.NoError(t, f.Update(cm("foo", "2")))
 	require.NoError(t, f.Update(cm("foo", "3")))
@@ -101,7 +101,7 @@ func TestDeltaFIFO_DedupConsecutiveDeletes(t *testing.T) {
 	t.Run("through Delete and Replace", func(t *testing.T) {
 		known := newKnown(cm("foo", "1"))
 		tr, rec := traced(t)
-		f := newDeltaFIFO(t, Options{KnownObjects: known, Tracer: tr})
+		f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: known, Tracer: tr})
 		t.Log("reflector (played by the test): foo deleted, the DELETED delivered twice, then a relist without foo")
 		require.NoError(t, f.Delete(cm("foo", "2")))
 		require.NoError(t, f.Delete(cm("foo", "2"))) // a duplicate DELETED
@@ -117,7 +117,7 @@ func TestDeltaFIFO_DedupConsecutiveDeletes(t *testing.T) {
 // already deleted (by a relist's tombstone) and nobody is left to tell.
 func TestDeltaFIFO_DeleteOfUnknownKeyIsSkipped(t *testing.T) {
 	tr, rec := traced(t)
-	f := newDeltaFIFO(t, Options{KnownObjects: newKnown(cm("cached", "1")), Tracer: tr})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: newKnown(cm("cached", "1")), Tracer: tr})
 	t.Log("reflector (played by the test): DELETED for stranger, a key neither queued nor cached")
 	require.NoError(t, f.Delete(cm("stranger", "2")))
 	require.Zero(t, f.Len())
@@ -129,7 +129,7 @@ func TestDeltaFIFO_DeleteOfUnknownKeyIsSkipped(t *testing.T) {
 	require.NoError(t, f.Delete(cm("queued", "2")))
 	require.Equal(t, "cached{Deleted 2} queued{Added 1, Deleted 2}", formatDeltaFIFO(f))
 
-	noKnown := newDeltaFIFO(t, Options{})
+	noKnown := newDeltaFIFO(t, DeltaFIFOOptions{})
 	require.NoError(t, noKnown.Delete(cm("foo", "1")))
 	require.Zero(t, noKnown.Len(), "without known objects only the queue counts")
 }
@@ -141,7 +141,7 @@ func TestDeltaFIFO_DeleteOfUnknownKeyIsSkipped(t *testing.T) {
 func TestDeltaFIFO_ReplaceEmitsTombstonesForVanishedKeys(t *testing.T) {
 	known := newKnown(cm("foo", "1"), cm("bar", "1"), cm("ns/baz", "1"))
 	tr, rec := traced(t)
-	f := newDeltaFIFO(t, Options{KnownObjects: known, EmitDeltaTypeReplaced: true, Tracer: tr})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: known, EmitDeltaTypeReplaced: true, Tracer: tr})
 
 	t.Logf("informer cache: %s", formatCache(known))
 	t.Log("reflector (played by the test): the watch was down; the relist at rv=7 has only bar")
@@ -172,7 +172,7 @@ func TestDeltaFIFO_ReplaceEmitsTombstonesForVanishedKeys(t *testing.T) {
 func TestDeltaFIFO_ReplaceMakesDeletionsForObjectsOnlyInQueue(t *testing.T) {
 	known := newKnown()
 	tr, rec := traced(t)
-	f := newDeltaFIFO(t, Options{KnownObjects: known, EmitDeltaTypeReplaced: true, Tracer: tr})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: known, EmitDeltaTypeReplaced: true, Tracer: tr})
 	t.Log("reflector (played by the test): the watch adds and updates foo; nothing is popped yet, so the cache is empty")
 	require.NoError(t, f.Add(cm("foo", "1")))
 	require.NoError(t, f.Update(cm("foo", "2")))
@@ -195,7 +195,7 @@ func TestDeltaFIFO_ReplaceMakesDeletionsForObjectsOnlyInQueue(t *testing.T) {
 // informer must delete from its cache.
 func TestDeltaFIFO_RepeatedRelistKeepsTombstoneState(t *testing.T) {
 	known := newKnown(cm("foo", "1"))
-	f := newDeltaFIFO(t, Options{KnownObjects: known, EmitDeltaTypeReplaced: true})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: known, EmitDeltaTypeReplaced: true})
 	t.Log("reflector (played by the test): two relists in a row, neither has foo (cached at rv 1)")
 	require.NoError(t, f.Replace(nil, "2"))
 	require.NoError(t, f.Replace(nil, "3"))
@@ -213,7 +213,7 @@ func TestDeltaFIFO_ReplaceEmitsReplacedOrSync(t *testing.T) {
 		emitReplaced bool
 		want         string
 	}{{false, "foo{Sync 1}"}, {true, "foo{Replaced 1}"}} {
-		f := newDeltaFIFO(t, Options{EmitDeltaTypeReplaced: tt.emitReplaced})
+		f := newDeltaFIFO(t, DeltaFIFOOptions{EmitDeltaTypeReplaced: tt.emitReplaced})
 		t.Logf("reflector (played by the test): a list of foo, EmitDeltaTypeReplaced=%v", tt.emitReplaced)
 		require.NoError(t, f.Replace([]api.Object{cm("foo", "1")}, "1"))
 		require.Equal(t, tt.want, formatDeltaFIFO(f), "EmitDeltaTypeReplaced=%v", tt.emitReplaced)
@@ -225,7 +225,7 @@ func TestDeltaFIFO_ReplaceEmitsReplacedOrSync(t *testing.T) {
 // the Sync here and lost the object (kubernetes#83810, fixed by #83911).
 func TestDeltaFIFO_ReplaceAfterDeleteStillSyncs(t *testing.T) {
 	known := newKnown(cm("foo", "1"))
-	f := newDeltaFIFO(t, Options{KnownObjects: known})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: known})
 	t.Log("reflector (played by the test): foo deleted; then a relist has foo again (recreated at rv 5)")
 	require.NoError(t, f.Delete(cm("foo", "1")))
 
@@ -244,7 +244,7 @@ func TestDeltaFIFO_ReplaceAfterDeleteStillSyncs(t *testing.T) {
 // into the queue).
 func TestDeltaFIFO_ResyncSkipsKeysWithPendingDeltas(t *testing.T) {
 	known := newKnown(cm("foo", "1"), cm("bar", "1"), cm("gone", "1"))
-	f := newDeltaFIFO(t, Options{KnownObjects: known})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: known})
 	t.Logf("informer cache: %s", formatCache(known))
 	t.Log("reflector (played by the test): foo updated, gone deleted; then the resync timer fires")
 	require.NoError(t, f.Update(cm("foo", "2")))
@@ -254,7 +254,7 @@ func TestDeltaFIFO_ResyncSkipsKeysWithPendingDeltas(t *testing.T) {
 
 	require.Equal(t, "foo{Updated 2} gone{Deleted 2} bar{Sync 1}", formatDeltaFIFO(f))
 
-	require.NoError(t, newDeltaFIFO(t, Options{}).Resync(), "without known objects Resync does nothing")
+	require.NoError(t, newDeltaFIFO(t, DeltaFIFOOptions{}).Resync(), "without known objects Resync does nothing")
 }
 
 // HasSynced is true once every item of the first Replace, tombstones
@@ -263,7 +263,7 @@ func TestDeltaFIFO_ResyncSkipsKeysWithPendingDeltas(t *testing.T) {
 // for HasSynced).
 func TestDeltaFIFO_HasSyncedAfterInitialListPopped(t *testing.T) {
 	known := newKnown(cm("stale", "1"))
-	f := newDeltaFIFO(t, Options{KnownObjects: known, EmitDeltaTypeReplaced: true})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: known, EmitDeltaTypeReplaced: true})
 	require.False(t, f.HasSynced(), "nothing listed yet")
 
 	t.Log("reflector (played by the test): the first list (a, b; stale is gone), then a watch event for c")
@@ -286,7 +286,7 @@ func TestDeltaFIFO_HasSyncedAfterInitialListPopped(t *testing.T) {
 	require.NoError(t, f.Replace([]api.Object{cm("a", "9")}, "9"))
 	require.True(t, f.HasSynced(), "only the first Replace counts")
 
-	addFirst := newDeltaFIFO(t, Options{})
+	addFirst := newDeltaFIFO(t, DeltaFIFOOptions{})
 	require.NoError(t, addFirst.Add(cm("x", "1")))
 	require.True(t, addFirst.HasSynced(), "an Add before any Replace marks the queue synced (as in client-go)")
 }
@@ -294,7 +294,7 @@ func TestDeltaFIFO_HasSyncedAfterInitialListPopped(t *testing.T) {
 // Pop blocks while the queue is empty, returns as soon as something is
 // added, and Close unblocks it with ErrFIFOClosed.
 func TestDeltaFIFO_PopBlocksUntilAddOrClose(t *testing.T) {
-	testPopBlocksUntilAddOrClose(t, func(t *testing.T) Queue { return newDeltaFIFO(t, Options{}) })
+	testPopBlocksUntilAddOrClose(t, func(t *testing.T) Queue { return newDeltaFIFO(t, DeltaFIFOOptions{}) })
 }
 
 func testPopBlocksUntilAddOrClose(t *testing.T, newQueue func(t *testing.T) Queue) {
@@ -341,7 +341,7 @@ func testPopBlocksUntilAddOrClose(t *testing.T, newQueue func(t *testing.T) Queu
 // After Close, Pop still hands out what was queued, then ErrFIFOClosed;
 // writes fail.
 func TestDeltaFIFO_PopDrainsQueueAfterClose(t *testing.T) {
-	f := newDeltaFIFO(t, Options{KnownObjects: newKnown(cm("foo", "1"))})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: newKnown(cm("foo", "1"))})
 	require.NoError(t, f.Add(cm("bar", "1")))
 	t.Log("informer (played by the test): closing the queue with bar still queued; writes now fail")
 	f.Close()
@@ -364,7 +364,7 @@ func TestDeltaFIFO_PopDrainsQueueAfterClose(t *testing.T) {
 // requeue (ErrRequeue was removed from client-go in 1.33, see
 // docs/deltafifo.md).
 func TestDeltaFIFO_ProcessErrorIsNotRequeued(t *testing.T) {
-	f := newDeltaFIFO(t, Options{})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{})
 	require.NoError(t, f.Add(cm("foo", "1")))
 	errBoom := errors.New("boom")
 
@@ -380,7 +380,7 @@ func TestDeltaFIFO_ProcessErrorIsNotRequeued(t *testing.T) {
 // process runs while Pop holds the queue's lock, so nothing can write to the
 // queue (or read it) until the informer has applied the deltas to its cache.
 func TestDeltaFIFO_PopProcessesUnderTheLock(t *testing.T) {
-	f := newDeltaFIFO(t, Options{})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{})
 	require.NoError(t, f.Add(cm("foo", "1")))
 	var lockedDuringProcess bool
 	_, err := f.Pop(func(Deltas, bool) error {
@@ -397,7 +397,7 @@ func TestDeltaFIFO_PopProcessesUnderTheLock(t *testing.T) {
 	f.lock.RUnlock()
 }
 
-// The transformer runs once on every object arriving from the server (Add,
+// The transform runs once on every object arriving from the server (Add,
 // Update, Delete, Replace) before it is queued, and never on the cached
 // objects a Resync replays or on tombstones.
 func TestDeltaFIFO_TransformRunsBeforeQueueing(t *testing.T) {
@@ -414,7 +414,7 @@ func TestDeltaFIFO_TransformRunsBeforeQueueing(t *testing.T) {
 		return c
 	}
 	known := newKnown(cm("cached", "1"), cm("vanished", "1"))
-	f := newDeltaFIFO(t, Options{KnownObjects: known, Transformer: strip})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: known, Transform: strip})
 
 	require.NoError(t, f.Add(annotated("a", "1")))
 	require.NoError(t, f.Update(annotated("a", "2")))
@@ -434,16 +434,16 @@ func TestDeltaFIFO_TransformRunsBeforeQueueing(t *testing.T) {
 	require.Equal(t, 5, calls, "Resync replays cached objects, already transformed")
 	require.Equal(t, "a{Sync 3} cached{Sync 3}", formatDeltaFIFO(f))
 
-	failing := newDeltaFIFO(t, Options{Transformer: func(api.Object) (api.Object, error) { return nil, errors.New("bad") }})
+	failing := newDeltaFIFO(t, DeltaFIFOOptions{Transform: func(api.Object) (api.Object, error) { return nil, errors.New("bad") }})
 	require.ErrorContains(t, failing.Add(cm("x", "1")), "transform /x: bad")
-	returnsNil := newDeltaFIFO(t, Options{Transformer: func(api.Object) (api.Object, error) { return nil, nil }})
+	returnsNil := newDeltaFIFO(t, DeltaFIFOOptions{Transform: func(api.Object) (api.Object, error) { return nil, nil }})
 	require.ErrorContains(t, returnsNil.Add(cm("x", "1")), "returned nil")
 	require.Zero(t, failing.Len()+returnsNil.Len())
 }
 
 // ListKeys and List are in queue order; Get and GetByKey return copies.
 func TestDeltaFIFO_ListAndGetOverQueuedItems(t *testing.T) {
-	f := newDeltaFIFO(t, Options{KnownObjects: newKnown(cm("old", "1"))})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{KnownObjects: newKnown(cm("old", "1"))})
 	require.NoError(t, f.Add(cm("b", "1")))
 	require.NoError(t, f.Add(cm("a", "1")))
 	require.NoError(t, f.Update(cm("b", "2")))
@@ -470,7 +470,7 @@ func TestDeltaFIFO_ListAndGetOverQueuedItems(t *testing.T) {
 }
 
 func TestDeltaFIFO_KeyOf(t *testing.T) {
-	f := newDeltaFIFO(t, Options{})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{})
 	tests := []struct {
 		name    string
 		obj     any
@@ -515,7 +515,7 @@ func TestDeletionHandlingMetaNamespaceKeyFunc(t *testing.T) {
 
 // Bad input is refused with a clear error, never a panic, and queues nothing.
 func TestDeltaFIFO_RejectsBadInput(t *testing.T) {
-	f := newDeltaFIFO(t, Options{})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{})
 	refused := func(what string, err error) error {
 		t.Logf("deltafifo: %s refused: %v", what, err)
 		return err

@@ -14,7 +14,7 @@ import (
 // keep room for its whole initial list beside its cache. A queue that stays
 // short keeps its storage.
 func TestQueue_GivesBackRoomAfterABigDrain(t *testing.T) {
-	df := NewDeltaFIFO(Options{}) // untraced: 2,000 lines of queueing would hide the story
+	df := NewDeltaFIFO(DeltaFIFOOptions{}) // untraced: 2,000 lines of queueing would hide the story
 	rf := NewRealFIFO(RealFIFOOptions{})
 	mapOf := func() uintptr { return uintptr(reflect.ValueOf(df.items).UnsafePointer()) }
 	for _, q := range []struct {

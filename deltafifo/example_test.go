@@ -27,7 +27,7 @@ func printDeltas(d deltafifo.Deltas) error {
 
 // Several changes to one key come out of one Pop, oldest first.
 func ExampleDeltaFIFO() {
-	f := deltafifo.NewDeltaFIFO(deltafifo.Options{})
+	f := deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{})
 	_ = f.Add(configMap("web", "1"))
 	_ = f.Add(configMap("db", "1"))
 	_ = f.Update(configMap("web", "2"))
@@ -53,7 +53,7 @@ func ExampleDeltaFIFO_Replace() {
 	cache := indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, nil)
 	_ = cache.Add(configMap("web", "1"))
 	_ = cache.Add(configMap("db", "1"))
-	f := deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: cache, EmitDeltaTypeReplaced: true})
+	f := deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KnownObjects: cache, EmitDeltaTypeReplaced: true})
 
 	_ = f.Replace([]api.Object{configMap("web", "5")}, "5")
 
@@ -70,7 +70,7 @@ func ExampleDeltaFIFO_Replace() {
 // The informer's loop: pop until the queue is closed. Close is how the loop
 // ends, since Pop takes no context.
 func ExampleDeltaFIFO_Pop() {
-	f := deltafifo.NewDeltaFIFO(deltafifo.Options{})
+	f := deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{})
 	_ = f.Add(configMap("web", "1"))
 	f.Close() // what the informer does when its context is cancelled
 

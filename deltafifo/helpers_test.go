@@ -14,7 +14,7 @@ import (
 // newDeltaFIFO is NewDeltaFIFO with the queue's trace written to t.Log, so
 // that `go test -run X -v` shows every delta queued, collapsed, replaced and
 // popped, and a plain `go test` stays quiet. opts.Tracer, if set, wins.
-func newDeltaFIFO(t testing.TB, opts Options) *DeltaFIFO {
+func newDeltaFIFO(t testing.TB, opts DeltaFIFOOptions) *DeltaFIFO {
 	if opts.Tracer == nil {
 		opts.Tracer = trace.ForTest(t)
 	}

@@ -63,7 +63,7 @@ func TestQKey_FastPathAgreesWithKeyString(t *testing.T) {
 // An object whose name holds a slash and its tombstone are one key: Replace
 // finds it gone, and a queued Delete is collapsed with the tombstone.
 func TestDeltaFIFO_OddKeysMeetTheirTombstones(t *testing.T) {
-	f := newDeltaFIFO(t, Options{})
+	f := newDeltaFIFO(t, DeltaFIFOOptions{})
 	odd := cm("a/b", "1")
 	odd.Namespace, odd.Name = "", "a/b" // cluster-scoped, a slash in the name
 	require.NoError(t, f.Add(odd))

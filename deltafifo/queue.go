@@ -64,7 +64,7 @@ var ErrFIFOClosed = errors.New("deltafifo: queue is closed")
 var errNilObject = errors.New("deltafifo: nil object")
 
 // admit checks that obj may be queued (the queue is open and obj is not nil)
-// and runs the transformer on it. Both queues admit every object arriving
+// and runs the transform on it. Both queues admit every object arriving
 // from the server through it.
 func admit(closed bool, t TransformFunc, obj api.Object) (api.Object, error) {
 	if closed {

@@ -117,7 +117,7 @@ func TestRealFIFO_ClosedAndBadInput(t *testing.T) {
 func TestRealFIFO_TransformSkipsSyncAndTombstones(t *testing.T) {
 	calls := 0
 	known := newKnown(cm("cached", "1"), cm("vanished", "1"))
-	f := newRealFIFO(t, RealFIFOOptions{KnownObjects: known, Transformer: func(o api.Object) (api.Object, error) {
+	f := newRealFIFO(t, RealFIFOOptions{KnownObjects: known, Transform: func(o api.Object) (api.Object, error) {
 		calls++
 		return o, nil
 	}})
@@ -130,7 +130,7 @@ func TestRealFIFO_TransformSkipsSyncAndTombstones(t *testing.T) {
 	require.NoError(t, f.Resync())
 	require.Equal(t, 3, calls, "not the Sync deltas")
 
-	failing := newRealFIFO(t, RealFIFOOptions{Transformer: func(api.Object) (api.Object, error) { return nil, errors.New("bad") }})
+	failing := newRealFIFO(t, RealFIFOOptions{Transform: func(api.Object) (api.Object, error) { return nil, errors.New("bad") }})
 	require.ErrorContains(t, failing.Add(cm("x", "1")), "bad")
 	require.Zero(t, failing.Len())
 }
@@ -169,7 +169,7 @@ func TestQueues_SideBySide(t *testing.T) {
 		return append(popped, drain(q, length)...)
 	}
 
-	df := newDeltaFIFO(t, Options{})
+	df := newDeltaFIFO(t, DeltaFIFOOptions{})
 	require.Equal(t, []string{"13", "1", "30", "14"}, run(df, df.Len), "DeltaFIFO: one pop per key, newest shown")
 
 	rf := newRealFIFO(t, RealFIFOOptions{})
@@ -183,7 +183,7 @@ func TestQueues_ConcurrentProducersAndConsumers(t *testing.T) {
 		name     string
 		newQueue func(*trace.Tracer) Queue
 	}{
-		{"DeltaFIFO", func(tr *trace.Tracer) Queue { return NewDeltaFIFO(Options{Tracer: tr}) }},
+		{"DeltaFIFO", func(tr *trace.Tracer) Queue { return NewDeltaFIFO(DeltaFIFOOptions{Tracer: tr}) }},
 		{"RealFIFO", func(tr *trace.Tracer) Queue { return NewRealFIFO(RealFIFOOptions{Tracer: tr}) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

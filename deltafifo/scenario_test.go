@@ -183,7 +183,7 @@ func (s *scenario) start(opts []string) ([]string, error) {
 		s.queue = s.real
 		return []string{"RealFIFO, KnownObjects: " + knownText}, nil
 	}
-	s.delta = NewDeltaFIFO(Options{KnownObjects: knownObjects, EmitDeltaTypeReplaced: replaced, Tracer: s.tracer})
+	s.delta = NewDeltaFIFO(DeltaFIFOOptions{KnownObjects: knownObjects, EmitDeltaTypeReplaced: replaced, Tracer: s.tracer})
 	s.queue = s.delta
 	return []string{fmt.Sprintf("DeltaFIFO, EmitDeltaTypeReplaced: %v, KnownObjects: %s", replaced, knownText)}, nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/kinformer/kinformer/trace"
 )
 
-// RealFIFOOptions configures a RealFIFO. It is Options without
+// RealFIFOOptions configures a RealFIFO. It is DeltaFIFOOptions without
 // EmitDeltaTypeReplaced: a RealFIFO always emits Replaced for a relist.
 type RealFIFOOptions struct {
 	// KeyFunction keys objects; MetaNamespaceKeyFunc if nil.
@@ -18,9 +18,9 @@ type RealFIFOOptions struct {
 	// KnownObjects is the informer's cache, used by Replace to find
 	// deletions and by Resync to replay objects.
 	KnownObjects KeyListerGetter
-	// Transformer, if set, rewrites each object arriving from the server
+	// Transform, if set, rewrites each object arriving from the server
 	// before it is queued.
-	Transformer TransformFunc
+	Transform TransformFunc
 	// Tracer receives the queue's trace events (stage "deltafifo"). nil: off.
 	Tracer *trace.Tracer
 }
@@ -44,7 +44,7 @@ type RealFIFO struct {
 
 	keyer
 	knownObjects KeyListerGetter
-	transformer  TransformFunc
+	transform    TransformFunc
 }
 
 var _ Queue = (*RealFIFO)(nil)
@@ -54,7 +54,7 @@ func NewRealFIFO(opts RealFIFOOptions) *RealFIFO {
 	f := &RealFIFO{
 		keyer:        newKeyer(opts.KeyFunction),
 		knownObjects: opts.KnownObjects,
-		transformer:  opts.Transformer,
+		transform:    opts.Transform,
 	}
 	f.cond.L = &f.lock
 	f.tracer = opts.Tracer.Stage(trace.StageDeltaFIFO)
@@ -93,7 +93,7 @@ func (f *RealFIFO) addFromServer(t DeltaType, obj api.Object) error {
 }
 
 func (f *RealFIFO) admitLocked(obj api.Object) (api.Object, error) {
-	return admit(f.closed, f.transformer, obj)
+	return admit(f.closed, f.transform, obj)
 }
 
 func (f *RealFIFO) addLocked(t DeltaType, obj any) {

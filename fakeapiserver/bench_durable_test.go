@@ -17,17 +17,18 @@ import (
 // create fsync'd before its answer; concurrent creates share fsyncs).
 //
 //	go test -run '^$' -bench 'BenchmarkCreate_' -benchtime 2s ./fakeapiserver
-func BenchmarkCreate_InMemory_1Client(b *testing.B)  { benchCreates(b, Options{}, 1) }
-func BenchmarkCreate_InMemory_8Clients(b *testing.B) { benchCreates(b, Options{}, 8) }
-func BenchmarkCreate_DataDir_1Client(b *testing.B) {
-	benchCreates(b, Options{DataDir: b.TempDir()}, 1)
-}
-func BenchmarkCreate_DataDir_8Clients(b *testing.B) {
-	benchCreates(b, Options{DataDir: b.TempDir()}, 8)
-}
+func BenchmarkCreate_InMemory_1Client(b *testing.B)  { benchCreates(b, "", 1) }
+func BenchmarkCreate_InMemory_8Clients(b *testing.B) { benchCreates(b, "", 8) }
+func BenchmarkCreate_DataDir_1Client(b *testing.B)   { benchCreates(b, b.TempDir(), 1) }
+func BenchmarkCreate_DataDir_8Clients(b *testing.B)  { benchCreates(b, b.TempDir(), 8) }
 
-func benchCreates(b *testing.B, opts Options, clients int) {
-	srv := New(opts)
+// benchCreates creates pods from clients goroutines on a server in memory
+// (dir "") or durable in dir.
+func benchCreates(b *testing.B, dir string, clients int) {
+	srv, err := Open(dir, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	hs := httptest.NewServer(srv)
 	defer func() {
 		srv.Close()

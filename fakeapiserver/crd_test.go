@@ -270,7 +270,7 @@ func TestCRD_ChangeRebuildsTheRow(t *testing.T) {
 
 func TestCRD_SurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
-	e := newEnv(t, Options{DataDir: dir})
+	e := newEnvIn(t, dir, Options{})
 	e.createWidgetCRD()
 	require.Equal(t, http.StatusCreated, e.do(http.MethodPost, widgetsPath, widget("kept", "s")).code)
 	require.Equal(t, http.StatusCreated, e.do(http.MethodPost, widgetsPath, widget("gone", "s")).code)

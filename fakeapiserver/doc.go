@@ -34,7 +34,7 @@
 //     types, delete with finalizers and graceful pod deletion, dry runs, and
 //     409 Conflict on a stale resourceVersion.
 //   - wal.go, walrecord.go, snapshot.go, recover.go, durable.go: with
-//     Options.DataDir (Open), a write-ahead log fsync'd before a write is
+//     a data directory (Open), a write-ahead log fsync'd before a write is
 //     acknowledged (group commit), snapshots, recovery of a torn tail, and a
 //     restart that keeps every acknowledged object and answers older
 //     versions 410 so clients relist. Without it, everything is in memory.

@@ -13,22 +13,21 @@ import (
 // Durability: Open, Close's part, RestartStore, and the hooks the write path
 // calls. The log is wal.go, snapshots snapshot.go, recovery recover.go.
 
-// Open returns a server that keeps its objects in opts.DataDir: every write
+// Open returns a server that keeps its objects in the directory dir: every write
 // is in a write-ahead log, fsync'd before it is acknowledged, and a server
 // opened again on the same directory (after Close, a crash or kill -9) has
 // every acknowledged object, and a resourceVersion counter that never goes
-// back. Recovery() says what it found. Without DataDir, Open is New.
+// back. Recovery() says what it found. An empty dir is the in-memory
+// server New returns (so that a --data-dir flag left empty needs no second
+// path), and then Open cannot fail.
 //
 // The namespaces a new cluster has (default, kube-system, kube-public) are
 // created only where they are missing, so reopening does not duplicate them.
-func Open(opts Options) (*Server, error) {
-	dir := opts.DataDir
-	opts.DataDir = ""
+func Open(dir string, opts Options) (*Server, error) {
 	s := New(opts) // defaults, and an in-memory state that recovery replaces
 	if dir == "" {
 		return s, nil
 	}
-	s.opts.DataDir = dir
 	st := s.store
 	st.persistent, st.dataDir = true, dir
 	st.snapEveryRecords, st.snapEveryBytes = opts.SnapshotRecords, opts.SnapshotBytes
@@ -45,18 +44,9 @@ func Open(opts Options) (*Server, error) {
 	return s, nil
 }
 
-// mustOpen is New with a DataDir.
-func mustOpen(opts Options) *Server {
-	s, err := Open(opts)
-	if err != nil {
-		panic(err)
-	}
-	return s
-}
-
-// ErrNoDataDir is what RestartStore returns on an in-memory server (no
-// Options.DataDir): it has nothing to restart from.
-var ErrNoDataDir = errors.New("fakeapiserver: RestartStore needs Options.DataDir: an in-memory server has nothing to restart from")
+// ErrNoDataDir is what RestartStore returns on an in-memory server (New,
+// or Open without a data directory): it has nothing to restart from.
+var ErrNoDataDir = errors.New("fakeapiserver: RestartStore needs a data directory (fakeapiserver.Open, --data-dir): an in-memory server has nothing to restart from")
 
 // Recovery reports what the last Open or RestartStore found in DataDir (the
 // zero Recovery without one). A damaged log tail shows here; Open also logs

@@ -21,8 +21,7 @@ import (
 // (Close is idempotent, so a test may close it earlier).
 func openDir(t *testing.T, dir string, opts Options) *Server {
 	t.Helper()
-	opts.DataDir = dir
-	srv, err := Open(opts)
+	srv, err := Open(dir, opts)
 	require.NoError(t, err)
 	t.Cleanup(srv.Close)
 	return srv
@@ -169,14 +168,14 @@ func TestDurable_TornTailAtEveryOffset(t *testing.T) {
 			continue
 		}
 		require.NoError(t, os.WriteFile(filepath.Join(dir, segmentName(1)), data[:cut], 0o644))
-		s, err := Open(Options{DataDir: dir})
+		s, err := Open(dir, Options{})
 		require.NoError(t, err)
 		assert.Equal(t, want, podState(t, s, ""))
 		assert.NotEmpty(t, s.Recovery().Truncated, "Open reports the damage")
 		_, err = s.Create(testPod("default", "next", nil))
 		require.NoError(t, err)
 		s.Close()
-		s2, err := Open(Options{DataDir: dir})
+		s2, err := Open(dir, Options{})
 		require.NoError(t, err)
 		assert.Empty(t, s2.Recovery().Truncated, "the truncated log takes new records cleanly")
 		assert.Contains(t, podState(t, s2, ""), "next")
@@ -259,7 +258,7 @@ func TestDurable_SnapshotAndLogReplay(t *testing.T) {
 // counter moves forward (never back, even over two crashes in a row with no
 // write between), and an in-memory server refuses it.
 func TestDurable_RestartStore(t *testing.T) {
-	e := newEnv(t, Options{DataDir: t.TempDir()})
+	e := newEnvIn(t, t.TempDir(), Options{})
 	for i := range 3 {
 		e.createPod("default", fmt.Sprintf("p%d", i), nil)
 	}
@@ -290,7 +289,7 @@ func TestDurable_RestartStore(t *testing.T) {
 // the real server (recording 14), so clients relist; a list or watch at ""
 // or "0" works as usual.
 func TestDurable_410AfterRestart(t *testing.T) {
-	e := newEnv(t, Options{DataDir: t.TempDir()})
+	e := newEnvIn(t, t.TempDir(), Options{})
 	for i := range 3 {
 		e.createPod("default", fmt.Sprintf("p%d", i), nil)
 	}

@@ -30,7 +30,7 @@ import (
 //	POST /faults/fail?code=429&count=5&retryAfter=2&verb=watch&resource=pods
 //	POST /faults/garbage[?frame=...] WriteGarbage
 //	POST /faults/delay?d=2s          SetWatchDelay (0 turns it off)
-//	POST /faults/restart             RestartStore (a server with a DataDir)
+//	POST /faults/restart             RestartStore (a durable server: Open with a dir)
 //	POST /faults/reset               forget every pending fault
 //
 // Each answers 200 with a FaultResult saying what was done and what a
@@ -126,11 +126,11 @@ var faultEndpoints = []faultEndpoint{
 			return "every watch frame is now delayed by " + d.String(), nil
 		}},
 	{Method: "POST", Path: "/faults/restart",
-		Does: "crashes and restarts the store in process (needs a durable server: --data-dir, Options.DataDir): what is not yet durable is dropped, every watch is closed, the state is read back from the data directory",
+		Does: "crashes and restarts the store in process (needs a durable server: --data-dir, fakeapiserver.Open): what is not yet durable is dropped, every watch is closed, the state is read back from the data directory",
 		Then: "every acknowledged object is still there; reflectors watch again, get 410 Expired (the history is gone) and relist",
 		run: func(s *Server, _ url.Values) (string, *api.Status) {
 			if err := s.RestartStore(); errors.Is(err, ErrNoDataDir) {
-				return "", errBadRequest("this server keeps nothing to restart from: start it with --data-dir (Options.DataDir)")
+				return "", errBadRequest("this server keeps nothing to restart from: start it with --data-dir (fakeapiserver.Open)")
 			} else if err != nil {
 				return "", errInternal("restarting the store: " + err.Error())
 			}

@@ -181,7 +181,7 @@ func TestFaultEndpoints_GarbageDelayResetRestart(t *testing.T) {
 // restart, on a durable server: the watches end, the objects stay, and a
 // watch from before the restart gets 410 Expired: a reflector relists.
 func TestFaultEndpoints_Restart(t *testing.T) {
-	e := newEnv(t, Options{Faults: true, DataDir: t.TempDir()})
+	e := newEnvIn(t, t.TempDir(), Options{Faults: true})
 	e.createPod("default", "kept", nil)
 	ws := e.watch("/api/v1/namespaces/default/pods?watch=true&resourceVersion=4")
 	require.Eventually(t, func() bool { return e.srv.OpenWatches("pods") == 1 }, 5*time.Second, time.Millisecond)

@@ -36,6 +36,12 @@ type env struct {
 
 func newEnv(t *testing.T, opts Options) *env {
 	t.Helper()
+	return newEnvIn(t, "", opts)
+}
+
+// newEnvIn is newEnv on a durable server in dir (in memory if dir is "").
+func newEnvIn(t *testing.T, dir string, opts Options) *env {
+	t.Helper()
 	clk := clock.NewFakeClock(epoch)
 	if opts.Clock == nil {
 		opts.Clock = clk
@@ -45,7 +51,8 @@ func newEnv(t *testing.T, opts Options) *env {
 	if opts.Tracer == nil {
 		opts.Tracer = trace.ForTest(t)
 	}
-	srv := New(opts)
+	srv, err := Open(dir, opts)
+	require.NoError(t, err)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {
 		srv.Close()

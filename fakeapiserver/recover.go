@@ -37,7 +37,7 @@ import (
 // exact list or a continue token at any older version answers 410 Expired,
 // as a restarted kube-apiserver's empty watch cache does, and clients relist.
 
-// Recovery reports what Open or RestartStore found in Options.DataDir.
+// Recovery reports what Open or RestartStore found in the data directory.
 type Recovery struct {
 	Fresh      bool   // DataDir held no data: a new cluster
 	Clean      bool   // the previous run ended with Close

@@ -29,13 +29,8 @@ type Options struct {
 	// passed (the newest one always stays). Default 64 MiB; negative: by
 	// count only.
 	HistoryBytes int64
-	// DataDir, if set, makes the server durable (see durable.go and the
-	// "Durability" section of docs/fakeapiserver.md): a write-ahead log,
-	// fsync'd before a write is acknowledged, and snapshots, read back when
-	// the server is opened again on the same directory. Use Open; New with
-	// DataDir calls Open and panics if it fails. Empty: in memory only.
-	DataDir string
-	// SnapshotRecords and SnapshotBytes: with DataDir, a snapshot is written
+	// SnapshotRecords and SnapshotBytes: on a durable server (Open with a
+	// data directory), a snapshot is written
 	// (and the log before it dropped) after this many log records or bytes.
 	// Defaults 10000 and 64 MiB.
 	SnapshotRecords int
@@ -113,11 +108,10 @@ type Server struct {
 // New returns a server holding the namespaces default, kube-system and
 // kube-public, as a new cluster does.
 //
-// With opts.DataDir set it is Open, and panics if that fails.
+// It keeps everything in memory and cannot fail; Open makes a durable
+// server, one that keeps its objects in a data directory, and returns the
+// error opening it can meet. Each is the one way to its kind of server.
 func New(opts Options) *Server {
-	if opts.DataDir != "" {
-		return mustOpen(opts)
-	}
 	if opts.History <= 0 {
 		opts.History = 1000
 	}
@@ -158,7 +152,7 @@ func New(opts Options) *Server {
 }
 
 // Close ends every open watch and makes the server answer 503 from then on.
-// With DataDir it then flushes and closes the log, marking a clean shutdown.
+// On a durable server it then flushes and closes the log, marking a clean shutdown.
 // It is safe to call more than once.
 func (s *Server) Close() {
 	s.closeOnce.Do(func() {

@@ -64,9 +64,9 @@ type store struct {
 	// events carry (Options.HistoryBytes); 0: by count only.
 	historyBytes int64
 
-	// Durability (durable.go): the log, nil without Options.DataDir (and
-	// after Close); persistent says DataDir was given, so a nil log means
-	// writes must be refused rather than kept in memory only.
+	// Durability (durable.go): the log, nil without a data directory (and
+	// after Close); persistent says Open was given a directory, so a nil
+	// log means writes must be refused rather than kept in memory only.
 	wal              *wal
 	persistent       bool
 	dataDir          string

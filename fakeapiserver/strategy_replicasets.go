@@ -20,6 +20,7 @@ var replicaSetStrategy = strategy{
 	Validate:             validateReplicaSet,
 	ValidateUpdate:       validateReplicaSetUpdate,
 	ValidateStatusUpdate: validateReplicaSetStatusUpdate,
+	UpdateOrder:          createFirst,
 }
 
 func defaultReplicaSet(obj map[string]any) {

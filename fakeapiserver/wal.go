@@ -9,8 +9,8 @@ import (
 	"sync"
 )
 
-// The write-ahead log: with Options.DataDir, every committed event is
-// appended to a log segment (DataDir/wal-<n>.log, frames as in walrecord.go)
+// The write-ahead log: on a durable server (Open with a data directory),
+// every committed event is appended to a log segment (DataDir/wal-<n>.log, frames as in walrecord.go)
 // and fsync'd before the write that made it is acknowledged.
 //
 // # When a write is acknowledged (the invariant)

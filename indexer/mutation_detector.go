@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"sync"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/kinformer/kinformer/api"
 )
 
@@ -17,10 +16,12 @@ import (
 //
 // client-go's detector is switched on by the environment variable
 // KUBE_CACHE_MUTATION_DETECTOR=true, compares once a second in a goroutine
-// and panics on the first mutation. kinformer's is meant for tests: the code
-// that fills the cache (the informer) calls AddObject, and the test calls
-// CompareObjects when it wants an answer, which is deterministic and needs no
-// goroutine. It keeps every object it was given, so use it only in tests.
+// and panics on the first mutation. kinformer's is a test tool that nothing
+// in the library calls (no detector runs inside the informer, see package
+// informer): the test calls AddObject for each object it puts into the cache
+// (or that the cache hands its code), and CompareObjects when it wants an
+// answer, which is deterministic and needs no goroutine. It keeps every
+// object it was given, so use it only in tests.
 type CacheMutationDetector struct {
 	name string
 
@@ -53,7 +54,7 @@ func (d *CacheMutationDetector) AddObject(obj api.Object) {
 
 // CompareObjects returns nil if every recorded object still equals the copy
 // taken when it was added, and otherwise an error naming each mutated object
-// with a diff (- as added, + as it is now).
+// with a diff of its JSON (- as added, + as it is now; see mutationDiff).
 func (d *CacheMutationDetector) CompareObjects() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -63,7 +64,7 @@ func (d *CacheMutationDetector) CompareObjects() error {
 			continue
 		}
 		key, _ := MetaNamespaceKeyFunc(c.cached)
-		diff := cmp.Diff(c.copied, c.cached, cmp.Exporter(func(reflect.Type) bool { return true }))
+		diff := mutationDiff(c.copied, c.cached)
 		errs = append(errs, fmt.Errorf("cached %T %q was mutated (-as added +now):\n%s", c.cached, key, diff))
 	}
 	if len(errs) == 0 {

@@ -14,7 +14,7 @@ func TestCacheMutationDetector_CatchesMutation(t *testing.T) {
 	for _, p := range []string{"a", "b"} {
 		obj := pod("default", p, "1", "app", "web")
 		require.NoError(t, idx.Add(obj))
-		det.AddObject(obj) // what the informer does for every object it caches
+		det.AddObject(obj) // the test records what it puts into the cache
 	}
 	require.NoError(t, det.CompareObjects())
 
@@ -45,4 +45,34 @@ func TestCacheMutationDetector_StoringACopyIsNotMutation(t *testing.T) {
 	det.AddObject(nil) // ignored
 
 	require.NoError(t, det.CompareObjects())
+}
+
+// The diff in the error is a line diff of the object's JSON: only the lines
+// that changed, "-" as added and "+" as it is now.
+func TestCacheMutationDetector_DiffShowsOnlyTheChangedLines(t *testing.T) {
+	det := NewCacheMutationDetector("pods")
+	obj := pod("default", "a", "1", "app", "web")
+	det.AddObject(obj)
+	obj.Labels["app"] = "hacked"
+
+	err := det.CompareObjects()
+	require.Error(t, err)
+	t.Logf("the detector's error:\n%v", err)
+	require.Contains(t, err.Error(), "-      \"app\": \"web\"\n+      \"app\": \"hacked\"\n")
+	require.NotContains(t, err.Error(), "resourceVersion", "unchanged lines are left out")
+}
+
+func TestLineDiff(t *testing.T) {
+	for _, tc := range []struct {
+		a, b []string
+		want string
+	}{
+		{nil, nil, ""},
+		{[]string{"x"}, []string{"x"}, ""},
+		{[]string{"x"}, nil, "-x\n"},
+		{nil, []string{"y"}, "+y\n"},
+		{[]string{"a", "b", "c"}, []string{"a", "B", "c", "d"}, "-b\n+B\n+d\n"},
+	} {
+		require.Equal(t, tc.want, lineDiff(tc.a, tc.b), "lineDiff(%q, %q)", tc.a, tc.b)
+	}
 }

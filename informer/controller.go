@@ -92,7 +92,7 @@ func (c *controller) Run(ctx context.Context) {
 
 	r := reflector.New(c.config.ListerWatcher, c.config.Queue, reflector.Options{
 		ExpectedType:      c.config.ExpectedType,
-		ResyncPeriod:      c.config.FullResyncPeriod,
+		FullResyncPeriod:  c.config.FullResyncPeriod,
 		ShouldResync:      c.config.ShouldResync,
 		Clock:             c.config.Clock,
 		WatchErrorHandler: c.config.WatchErrorHandler,
@@ -159,7 +159,7 @@ func NewIndexerInformer(lw listwatch.ListerWatcher, objType api.Object, resyncPe
 // newInformer builds NewInformer's controller; clk is nil (the real clock)
 // except in tests.
 func newInformer(lw listwatch.ListerWatcher, objType api.Object, resyncPeriod time.Duration, h ResourceEventHandler, clientState indexer.Store, clk clock.Clock) Controller {
-	fifo := deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: clientState, EmitDeltaTypeReplaced: true})
+	fifo := deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KnownObjects: clientState, EmitDeltaTypeReplaced: true})
 	return New(Config{
 		Queue:            fifo,
 		ListerWatcher:    lw,

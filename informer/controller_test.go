@@ -27,7 +27,7 @@ func TestController_RunFeedsProcessFromTheReflector(t *testing.T) {
 		cache := indexer.NewStore(deltafifo.DeletionHandlingMetaNamespaceKeyFunc)
 		var popped []string
 		c := New(Config{
-			Queue:         deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: cache, EmitDeltaTypeReplaced: true, Tracer: tr}),
+			Queue:         deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KnownObjects: cache, EmitDeltaTypeReplaced: true, Tracer: tr}),
 			ListerWatcher: lw,
 			ExpectedType:  &api.Pod{},
 			Process: func(d deltafifo.Deltas, isInInitialList bool) error {
@@ -64,7 +64,7 @@ func TestController_ProcessErrorIsLoggedNotRequeued(t *testing.T) {
 		lw := newFakeLW(pod("bad"), pod("good")).tracing(tr)
 		calls := map[string]int{}
 		c := New(Config{
-			Queue:         deltafifo.NewDeltaFIFO(deltafifo.Options{Tracer: tr}),
+			Queue:         deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{Tracer: tr}),
 			Tracer:        tr,
 			ListerWatcher: lw,
 			Process: func(d deltafifo.Deltas, _ bool) error {
@@ -97,7 +97,7 @@ func TestController_StopsPoppingOnCancel(t *testing.T) {
 		inProcess, release := make(chan struct{}), make(chan struct{})
 		var processed []string
 		c := New(Config{
-			Queue:         deltafifo.NewDeltaFIFO(deltafifo.Options{Tracer: tr}),
+			Queue:         deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{Tracer: tr}),
 			Tracer:        tr,
 			Logger:        testLogger(t, ""),
 			ListerWatcher: lw,

@@ -80,7 +80,7 @@ func Example_customResourceController() {
 	// The informer side: a dynamic informer whose handler enqueues keys.
 	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Logger: quiet})
 	widgetInformer := factory.InformerFor(widgets)
-	queue := workqueue.New[string]()
+	queue := workqueue.NewTyped[string]()
 	enqueue := func(w *api.Unstructured) { queue.Add(w.GetNamespace() + "/" + w.GetName()) }
 	if _, err := widgetInformer.AddEventHandler(informer.TypedResourceEventHandlerFuncs[*api.Unstructured]{
 		AddFunc:    func(w *api.Unstructured, _ bool) { enqueue(w) },

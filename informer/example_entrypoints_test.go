@@ -51,19 +51,20 @@ func newConfigMap(name string, data map[string]string) *api.ConfigMap {
 // part of the output.
 var quiet = slog.New(slog.DiscardHandler)
 
-// One informer, without a factory: a ListerWatcher, the type of its
-// objects, and the options (here a namespace index). Run fills the cache;
-// the handler hears of every change after the cache has it.
+// One informer, without a factory, built as article 003 builds it: a
+// ListerWatcher, the type of its objects, the handlers' default resync
+// period (0: none) and the cache's indices (here a namespace index). Run
+// fills the cache; the handler hears of every change after the cache has it.
+// NewSharedIndexInformerWithOptions takes the same and more (a Logger, a
+// Clock, a Transform) as one options struct.
 func ExampleNewSharedIndexInformer() {
 	srv, client, stop := fakeServer()
 	defer stop()
 	mustCreate(srv, newConfigMap("settings", map[string]string{"color": "blue"}))
 
 	lw := listwatch.NewListWatchFromClient(client, listwatch.ConfigMaps, "default", "")
-	inf := informer.NewSharedIndexInformerWithOptions(lw, &api.ConfigMap{}, informer.SharedIndexInformerOptions{
-		Indexers: indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc},
-		Logger:   quiet,
-	})
+	inf := informer.NewSharedIndexInformer(lw, &api.ConfigMap{}, 0,
+		indexer.Indexers{indexer.NamespaceIndex: indexer.MetaNamespaceIndexFunc})
 	events := make(chan string, 10)
 	if _, err := inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any, isInInitialList bool) {
@@ -99,6 +100,33 @@ func ExampleNewSharedIndexInformer() {
 	// add settings initial=true
 	// update settings color=green
 	// cached in default: 1
+}
+
+// An informer for one consumer, without the sharing: NewInformer returns the
+// cache and a Controller that fills it and calls the one handler directly.
+func ExampleNewInformer() {
+	srv, client, stop := fakeServer()
+	defer stop()
+	mustCreate(srv, newConfigMap("settings", map[string]string{"color": "blue"}))
+
+	lw := listwatch.NewListWatchFromClient(client, listwatch.ConfigMaps, "default", "")
+	added := make(chan string, 10)
+	store, ctrl := informer.NewInformer(lw, &api.ConfigMap{}, 0, informer.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any, isInInitialList bool) {
+			added <- fmt.Sprintf("add %s initial=%v", obj.(*api.ConfigMap).Name, isInInitialList)
+		},
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); ctrl.Run(ctx) }()
+	fmt.Println(<-added)
+	fmt.Println("cached:", store.ListKeys())
+
+	cancel()
+	<-stopped
+	// Output:
+	// add settings initial=true
+	// cached: [default/settings]
 }
 
 // A Lister reads an informer's cache with types. A miss is the error the

@@ -221,7 +221,7 @@ func Example_workqueueController() {
 	podListWatcher := listwatch.NewListWatchFromClient(client, listwatch.Pods, api.NamespaceDefault, "")
 
 	// Create the workqueue.
-	queue := doneSignal{workqueue.NewRateLimitingQueue(workqueue.DefaultControllerRateLimiter[string]()), make(chan string, 10)}
+	queue := doneSignal{workqueue.NewTypedRateLimitingQueue(workqueue.DefaultControllerRateLimiter[string]()), make(chan string, 10)}
 
 	// Bind the workqueue to a cache with the help of an informer. This way
 	// we make sure that whenever the cache is updated, the pod key is added

@@ -66,7 +66,7 @@ func newScenarioEnv(t *testing.T) *scEnv {
 	e.out = newScOutput(e.workModel)
 	e.tracer = trace.New(trace.Func(e.out.record))
 	e.wqTracer = e.tracer.Stage(trace.StageController)
-	e.wq = workqueue.NewRateLimitingQueueWithConfig(workqueue.DefaultControllerRateLimiter[string](),
+	e.wq = workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultControllerRateLimiter[string](),
 		workqueue.QueueConfig{Name: "scenario", Tracer: e.tracer})
 	return e
 }
@@ -153,7 +153,7 @@ func (e *scEnv) runWithWatchList(ctx context.Context) {
 	c := New(Config{Queue: q, ListerWatcher: s.listerWatcher, ExpectedType: s.objectType,
 		Process: s.HandleDeltas, Clock: s.clock, Logger: s.logger, Tracer: s.tracer}).(*controller)
 	r := reflector.New(s.listerWatcher, q, reflector.Options{
-		ExpectedType: s.objectType, ResyncPeriod: s.resyncCheckPeriod, ShouldResync: s.processor.shouldResync,
+		ExpectedType: s.objectType, FullResyncPeriod: s.resyncCheckPeriod, ShouldResync: s.processor.shouldResync,
 		UseWatchList: true, Clock: s.clock, Logger: s.logger, Tracer: s.tracer,
 	})
 	c.reflector = r

@@ -123,12 +123,6 @@ func (g *scGate) open(spot string) bool {
 	return true
 }
 
-func (g *scGate) isParked(spot string) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return len(g.parked[spot]) > 0
-}
-
 func (g *scGate) setPaused(p bool) {
 	g.mu.Lock()
 	g.paused = p

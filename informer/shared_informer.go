@@ -81,7 +81,8 @@ type SharedIndexInformer interface {
 	// up to ("" before the first list).
 	LastSyncResourceVersion() string
 	// SetWatchErrorHandler sets the hook that sees every list or watch
-	// failure. Only before Run.
+	// failure, replacing SharedIndexInformerOptions.WatchErrorHandler.
+	// Only before Run.
 	SetWatchErrorHandler(handler func(r *reflector.Reflector, err error)) error
 	// IsStopped is true once Run has returned.
 	IsStopped() bool
@@ -102,7 +103,11 @@ const (
 
 // SharedIndexInformerOptions configure NewSharedIndexInformerWithOptions.
 type SharedIndexInformerOptions struct {
-	// ResyncPeriod is the default resync period of handlers (0: none).
+	// ResyncPeriod is the default resync period of handlers (0: none),
+	// client-go's defaultEventHandlerResyncPeriod. ResyncPeriod always
+	// names a handler's resync; the store's (how often the Reflector calls
+	// Resync) is FullResyncPeriod, which the informer derives from its
+	// handlers' periods (determineResyncPeriod).
 	ResyncPeriod time.Duration
 	// Indexers are the cache's indices.
 	Indexers indexer.Indexers
@@ -122,7 +127,7 @@ type SharedIndexInformerOptions struct {
 	// nothing reads (client-go's SetTransform; kinformer takes it here,
 	// the only way to give an informer a transform, so it is fixed before
 	// Run by construction). The informer hands it to its queue
-	// (deltafifo.Options.Transformer).
+	// (deltafifo.DeltaFIFOOptions.Transform).
 	//
 	// A transform must keep the resourceVersion: an OnUpdate whose old and
 	// new objects have the same resourceVersion is taken for a resync and
@@ -131,6 +136,11 @@ type SharedIndexInformerOptions struct {
 	// It must also keep name and namespace (the key), and it must not
 	// modify the object it is given in place if that object may be shared.
 	Transform deltafifo.TransformFunc
+	// WatchErrorHandler, if set, sees every failure of the Reflector's
+	// list or watch (reflector.Options.WatchErrorHandler, which the
+	// informer hands it to); nil logs them. SetWatchErrorHandler, client-go's
+	// way, sets the same hook later, before Run.
+	WatchErrorHandler func(r *reflector.Reflector, err error)
 }
 
 // HandlerOptions configure AddEventHandlerWithOptions (client-go has the
@@ -215,6 +225,7 @@ func NewSharedIndexInformerWithOptions(lw listwatch.ListerWatcher, exampleObject
 		resyncCheckPeriod:               opts.ResyncPeriod,
 		defaultEventHandlerResyncPeriod: opts.ResyncPeriod,
 		transform:                       opts.Transform,
+		watchErrorHandler:               opts.WatchErrorHandler,
 	}
 }
 
@@ -264,9 +275,9 @@ func (s *sharedIndexInformer) startOnce() (Controller, bool) {
 func (s *sharedIndexInformer) newQueue() deltafifo.Queue {
 	var q deltafifo.Queue
 	if s.queueKind == RealFIFOQueue {
-		q = deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KnownObjects: s.indexer, Transformer: s.transform, Tracer: s.tracer})
+		q = deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KnownObjects: s.indexer, Transform: s.transform, Tracer: s.tracer})
 	} else {
-		q = deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Transformer: s.transform, Tracer: s.tracer})
+		q = deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Transform: s.transform, Tracer: s.tracer})
 	}
 	if s.wrapQueue != nil {
 		q = s.wrapQueue(q)

@@ -3,6 +3,7 @@ package informer
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -16,6 +17,8 @@ import (
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/deltafifo"
+	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/reflector"
 	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )
@@ -41,7 +44,7 @@ func TestInformer_HandleDeltasByDeltaType(t *testing.T) {
 		s.processor.start()
 		defer s.processor.stop()
 
-		q := deltafifo.NewDeltaFIFO(deltafifo.Options{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Tracer: s.tracer})
+		q := deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Tracer: s.tracer})
 		at := func(p *api.Pod, rv string) *api.Pod { p.ResourceVersion = rv; return p }
 		steps := []struct {
 			name          string
@@ -477,6 +480,44 @@ func TestInformer_Transform(t *testing.T) {
 			require.Equal(t, []string{"add default/a@ initial"}, rec.Events(),
 				"but old and new both have resourceVersion \"\", so the update was taken for a resync and the handler never saw it")
 		})
+	})
+}
+
+// The watch error handler is an option of the informer, as it is of the
+// Reflector: the informer hands it to the Reflector it builds, which calls it
+// for every failed list (and watch) before it backs off and tries again.
+func TestInformer_WatchErrorHandlerOption(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		fake := newFakeLW(pod("a")).tracing(trace.ForTest(t))
+		failures := 1
+		lw := &listwatch.ListWatch{
+			ListFunc: func(ctx context.Context, opts listwatch.ListOptions) (*listwatch.ObjectList, error) {
+				if failures > 0 {
+					failures--
+					return nil, errors.New("apiserver down")
+				}
+				return fake.List(ctx, opts)
+			},
+			WatchFunc: fake.Watch,
+		}
+		var seen []string
+		clk := clock.NewFakeClock(time.Unix(0, 0))
+		inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{
+			Clock: clk,
+			WatchErrorHandler: func(_ *reflector.Reflector, err error) {
+				t.Logf("watch error handler: %v", err)
+				seen = append(seen, err.Error())
+			},
+		}))
+		runInformer(t, inf)
+		synctest.Wait()
+		require.Len(t, seen, 1, "the first list failed")
+		t.Log("clock: 2s pass, the Reflector's backoff (at most 1.6s) with them")
+		clk.Step(2 * time.Second)
+		synctest.Wait()
+		require.Len(t, seen, 1)
+		require.Contains(t, seen[0], "apiserver down")
+		require.True(t, inf.HasSynced(), "the second list succeeded")
 	})
 }
 

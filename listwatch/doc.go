@@ -59,23 +59,30 @@
 //
 // # The pieces
 //
-//   - config.go: Config (server URL, bearer token or token file, CA,
-//     insecure flag, timeout), InClusterConfig, BindFlags.
+//   - config.go: Config (server URL, bearer token or token file, CA and
+//     client certificates, proxy, timeout, MaxWatchFrameSize, Decoder,
+//     DecodeWorkers, Tracer), InClusterConfig, BindFlags; kubeconfig.go:
+//     LoadKubeconfig, the reader of the YAML subset kubeconfig files use.
 //   - client.go: Client, the one HTTP client, and how a request is built.
 //   - resource.go: Resource (group, version, plural, kind, scope, Go type)
 //     and the URL paths the API lays out; Pods, ConfigMaps, Namespaces,
-//     ReplicaSets.
+//     ReplicaSets. dynamic.go: DynamicResource (objects kept as
+//     *api.Unstructured) and MetadataOnly (their metadata only).
 //   - list.go, watch.go: the two halves of ListAndWatch.
-//   - watch_decoder.go, stream_watcher.go: the body cut into frames, and
-//     the goroutine that delivers their Events.
+//   - watch_decoder.go, stream_watcher.go: the body cut into frames
+//     (frameReader), and the goroutine that delivers their Events.
 //   - decode.go: the seam, bytes into objects: its plain form first, then
 //     Decoder, the choice; decode_fast.go: its fast form, a thin layer
-//     over listwatch/internal/fastdecode.
+//     over listwatch/internal/fastdecode, which holds all the speed (one
+//     pass, reused room, compacted objects, several goroutines; its package
+//     doc gives each its file).
 //   - typed_client.go: TypedClient[T] with List, Watch, Get, Create,
-//     Update, UpdateStatus, Patch and Delete.
-//   - listwatch.go: NewFilteredListWatchFromClient, the ListerWatcher a
-//     Reflector is built on; interfaces.go: ListerWatcher, ListWatch,
-//     Watch, Event.
+//     Update, UpdateStatus, Patch and Delete; options.go: PatchType,
+//     DeleteOptions and Preconditions, what Patch and Delete take.
+//   - listwatch.go: NewListWatchFromClient and
+//     NewFilteredListWatchFromClient, the ListerWatcher a Reflector is
+//     built on; interfaces.go: ListOptions, ObjectList, Event, Watch,
+//     Lister, Watcher, ListerWatcher, ListWatch.
 //   - errors.go: StatusError, NewNotFound (the error informer listers
 //     return for a cache miss) and the Is* helpers.
 //

@@ -126,7 +126,7 @@ type transition struct {
 	// the watch side of the loop, from the list that filled the store to the
 	// next relist, over any number of rewatches (client-go's
 	// watchWithResync): restarting it on every rewatch would never resync if
-	// watches end more often than ResyncPeriod.
+	// watches end more often than FullResyncPeriod.
 	resync bool
 	// endsLap: here client-go's ListAndWatch returns (with a list's error;
 	// after a watch's, having logged it), and its Run backs off and starts
@@ -393,7 +393,7 @@ func (l *loop) enter(o outcome, t transition) phase {
 }
 
 func (l *loop) startResync() {
-	if l.stopResyncLoop != nil || l.r.opts.ResyncPeriod <= 0 {
+	if l.stopResyncLoop != nil || l.r.opts.FullResyncPeriod <= 0 {
 		return
 	}
 	ctx, cancel := context.WithCancel(l.ctx)

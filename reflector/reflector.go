@@ -37,10 +37,14 @@ type Options struct {
 	// Watch events carrying another type are skipped and reported, as
 	// client-go's watchHandler does. nil accepts any type.
 	ExpectedType api.Object
-	// ResyncPeriod, if positive, calls Store.Resync this often while the
-	// watch runs (when ShouldResync, if set, says so).
-	ResyncPeriod time.Duration
-	ShouldResync func() bool
+	// FullResyncPeriod, if positive, calls Store.Resync this often while the
+	// watch runs (when ShouldResync, if set, says so): the store's resync,
+	// named as the informer controller's Config names it. client-go's
+	// ReflectorOptions call it ResyncPeriod, which in kinformer is only ever
+	// a handler's resync (informer.SharedIndexInformerOptions,
+	// informer.HandlerOptions).
+	FullResyncPeriod time.Duration
+	ShouldResync     func() bool
 	// PageSize is the page size of lists that can be paged: those at
 	// resourceVersion "" or "0". Default 500, as client-go's pager; a list
 	// at a specific version is never paged.

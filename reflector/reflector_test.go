@@ -89,7 +89,7 @@ func TestReflector_ResyncTimer(t *testing.T) {
 	asked := make(chan bool, 10)
 	var allow atomic.Bool
 	allow.Store(true)
-	e.opts.ResyncPeriod = 30 * time.Second
+	e.opts.FullResyncPeriod = 30 * time.Second
 	e.opts.ShouldResync = func() bool { v := allow.Load(); asked <- v; return v }
 	e.run()
 	e.store.waitFor(t, "Replace")
@@ -174,7 +174,7 @@ func TestReflector_RunWaitsForItsResyncGoroutine(t *testing.T) {
 		}
 		clk := clock.NewFakeClock(epoch)
 		inside, release := make(chan struct{}), make(chan struct{})
-		r := New(lw, &recordingStore{}, storyOptions(t, Options{Clock: clk, ResyncPeriod: time.Second,
+		r := New(lw, &recordingStore{}, storyOptions(t, Options{Clock: clk, FullResyncPeriod: time.Second,
 			ShouldResync: func() bool { close(inside); <-release; return false }}))
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})

@@ -12,13 +12,13 @@ import (
 	"github.com/kinformer/kinformer/trace"
 )
 
-// resyncLoop calls Store.Resync every ResyncPeriod (when ShouldResync says
+// resyncLoop calls Store.Resync every FullResyncPeriod (when ShouldResync says
 // so). Resync replays the store's own contents, not the server's: it is how
 // an informer re-delivers every object to handlers that want a periodic
 // "sync" (article 003's resync section). A failed Resync is sent on errc,
 // which ends the watch: the reflector relists.
 func (r *Reflector) resyncLoop(ctx context.Context, errc chan<- error) {
-	t := r.clock.NewTimer(r.opts.ResyncPeriod)
+	t := r.clock.NewTimer(r.opts.FullResyncPeriod)
 	defer t.Stop()
 	for {
 		select {
@@ -35,7 +35,7 @@ func (r *Reflector) resyncLoop(ctx context.Context, errc chan<- error) {
 				return
 			}
 		}
-		t.Reset(r.opts.ResyncPeriod)
+		t.Reset(r.opts.FullResyncPeriod)
 	}
 }
 

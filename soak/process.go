@@ -104,7 +104,7 @@ func (p *Process) Close() { p.kill() }
 // endpoints on, listening on addr; it prints "serving <url>" on stdout
 // when it is ready and serves until it is killed or ctx ends.
 func Serve(ctx context.Context, addr, dataDir string, history int) error {
-	srv, err := fakeapiserver.Open(fakeapiserver.Options{DataDir: dataDir, History: history, WatchBuffer: 1000, Faults: true})
+	srv, err := fakeapiserver.Open(dataDir, fakeapiserver.Options{History: history, WatchBuffer: 1000, Faults: true})
 	if err != nil {
 		return err
 	}

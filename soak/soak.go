@@ -295,8 +295,7 @@ func serverView(ctx context.Context, client *listwatch.Client, w *watched) (map[
 
 func storeView(inf informer.SharedIndexInformer) map[string]string {
 	v := map[string]string{}
-	for _, item := range inf.GetStore().List() {
-		o := item.(api.Object)
+	for _, o := range inf.GetStore().List() {
 		v[o.GetNamespace()+"/"+o.GetName()] = o.GetResourceVersion()
 	}
 	return v

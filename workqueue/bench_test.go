@@ -26,7 +26,7 @@ var benchKeys = func() []string {
 func BenchmarkQueue_AddGetDone(b *testing.B) {
 	for _, workers := range []int{1, 4} {
 		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
-			q := New[string]()
+			q := NewTyped[string]()
 			var round sync.WaitGroup // items of the current round not yet Done
 			var wg sync.WaitGroup
 			for range workers {

@@ -91,7 +91,7 @@ func startPodController(t *testing.T, clk clock.Clock, sync func(string) error) 
 // startPodControllerTraced is startPodController with the queue's Tracer.
 func startPodControllerTraced(t *testing.T, clk clock.Clock, tr *trace.Tracer, sync func(string) error) (*podController, func()) {
 	t.Helper()
-	queue := NewRateLimitingQueueWithConfig(DefaultControllerRateLimiter[string](),
+	queue := NewTypedRateLimitingQueueWithConfig(DefaultControllerRateLimiter[string](),
 		traceConfig(t, QueueConfig{Name: "pods", Clock: clk, Tracer: tr}))
 	c := newPodController(queue, sync)
 	c.logf = t.Logf

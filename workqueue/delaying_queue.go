@@ -20,15 +20,15 @@ type DelayingInterface[T comparable] interface {
 	AddAfter(item T, duration time.Duration)
 }
 
-// NewDelayingQueue returns a delaying queue on the wall clock, without
+// NewTypedDelayingQueue returns a delaying queue on the wall clock, without
 // metrics. Call ShutDown to stop its waiting goroutine.
-func NewDelayingQueue[T comparable]() DelayingInterface[T] {
-	return NewDelayingQueueWithConfig[T](QueueConfig{})
+func NewTypedDelayingQueue[T comparable]() DelayingInterface[T] {
+	return NewTypedDelayingQueueWithConfig[T](QueueConfig{})
 }
 
-// NewDelayingQueueWithConfig returns a delaying queue configured by config;
+// NewTypedDelayingQueueWithConfig returns a delaying queue configured by config;
 // its waiting loop sleeps on config.Clock. Call ShutDown to stop the loop.
-func NewDelayingQueueWithConfig[T comparable](config QueueConfig) DelayingInterface[T] {
+func NewTypedDelayingQueueWithConfig[T comparable](config QueueConfig) DelayingInterface[T] {
 	return newDelayingQueue[T](config)
 }
 
@@ -56,7 +56,7 @@ type delayingType[T comparable] struct {
 
 func newDelayingQueue[T comparable](config QueueConfig) *delayingType[T] {
 	q := &delayingType[T]{
-		Typed:   NewWithConfig[T](config),
+		Typed:   NewTypedWithConfig[T](config),
 		entries: make(map[T]*waitFor[T]),
 		wake:    make(chan struct{}, 1),
 		stopCh:  make(chan struct{}),

@@ -124,7 +124,10 @@
 //     TypedInterface[T] and keeps untyped aliases for the pre-generics names
 //     the articles use. The articles' workqueue.RateLimitingInterface is
 //     RateLimitingInterface[string] here, and their key.(string) cast is
-//     gone.
+//     gone. The constructors are client-go's typed ones and only those
+//     (NewTyped, NewTypedDelayingQueue, NewTypedRateLimitingQueue, each
+//     with a WithConfig form): the articles' workqueue.New() and
+//     NewRateLimitingQueue, deprecated upstream, are not here.
 //   - One QueueConfig (Name, Clock, MetricsProvider) for all three queues,
 //     instead of client-go's QueueConfig, DelayingQueueConfig and
 //     RateLimitingQueueConfig.

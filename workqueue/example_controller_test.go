@@ -21,7 +21,7 @@ import (
 func Example_controllerLoop() {
 	clk := clock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	start := clk.Now()
-	queue := workqueue.NewRateLimitingQueueWithConfig[string](
+	queue := workqueue.NewTypedRateLimitingQueueWithConfig[string](
 		workqueue.NewItemExponentialFailureRateLimiter[string](5*time.Millisecond, time.Second),
 		workqueue.QueueConfig{Name: "pods", Clock: clk})
 	defer queue.ShutDown()

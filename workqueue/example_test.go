@@ -14,7 +14,7 @@ import (
 // order, and after ShutDown Get still hands out what is queued before it
 // reports shutdown.
 func Example() {
-	queue := workqueue.New[string]()
+	queue := workqueue.NewTyped[string]()
 	for _, key := range []string{"default/web-0", "default/web-1", "default/web-0"} {
 		queue.Add(key) // what an informer's event handler does
 	}
@@ -41,9 +41,9 @@ func Example() {
 // rate limited five times, then forgotten and dropped. A fake clock stands in
 // for the wall clock so the backoff takes no time: the example waits until
 // the queue's waiting loop has armed its timer, then moves the clock.
-func ExampleNewRateLimitingQueue() {
+func ExampleNewTypedRateLimitingQueue() {
 	clk := clock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	queue := workqueue.NewRateLimitingQueueWithConfig(workqueue.DefaultControllerRateLimiter[string](),
+	queue := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultControllerRateLimiter[string](),
 		workqueue.QueueConfig{Name: "pods", Clock: clk})
 	defer queue.ShutDown()
 	syncPod := func(key string) error { return errors.New("apiserver unavailable") }
@@ -121,7 +121,7 @@ func ExampleNewBucketRateLimiterWithClock() {
 func ExampleNewInMemoryMetrics() {
 	clk := clock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	metrics := workqueue.NewInMemoryMetrics()
-	queue := workqueue.NewWithConfig[string](workqueue.QueueConfig{Name: "pods", Clock: clk, MetricsProvider: metrics})
+	queue := workqueue.NewTypedWithConfig[string](workqueue.QueueConfig{Name: "pods", Clock: clk, MetricsProvider: metrics})
 	defer queue.ShutDown()
 
 	queue.Add("default/web-0")
@@ -136,4 +136,31 @@ func ExampleNewInMemoryMetrics() {
 	fmt.Print(metrics)
 	// Output:
 	// pods: depth=1 adds=2 retries=0 latency(avg)=300ms work(avg)=100ms unfinished=0s longest=0s
+}
+
+// A delaying queue holds an item back until its time. AddAfter with a
+// duration <= 0 adds it at once; a later one waits on the queue's clock, a
+// fake one in the second queue, so the example takes no time.
+func ExampleNewTypedDelayingQueue() {
+	now := workqueue.NewTypedDelayingQueue[string]()
+	now.AddAfter("default/web-0", 0)
+	key, _ := now.Get()
+	fmt.Println("at once:", key)
+	now.Done(key)
+	now.ShutDown()
+
+	clk := clock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	queue := workqueue.NewTypedDelayingQueueWithConfig[string](workqueue.QueueConfig{Name: "pods", Clock: clk})
+	defer queue.ShutDown()
+	queue.AddAfter("default/web-1", time.Minute)
+	fmt.Println("queued before the minute:", queue.Len())
+	_ = clk.BlockUntilWaiters(context.Background(), 1) // the waiting loop sleeps until the item is due
+	clk.Step(time.Minute)
+	key, _ = queue.Get()
+	fmt.Println("after the minute:", key)
+	queue.Done(key)
+	// Output:
+	// at once: default/web-0
+	// queued before the minute: 0
+	// after the minute: default/web-1
 }

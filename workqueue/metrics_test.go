@@ -14,7 +14,7 @@ func TestMetrics_DepthAddsLatencyWorkDuration(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(epoch)
 		m := NewInMemoryMetrics()
-		q := NewWithConfig[string](traceConfig(t, QueueConfig{Name: "pods", Clock: clk, MetricsProvider: m}))
+		q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{Name: "pods", Clock: clk, MetricsProvider: m}))
 		defer q.ShutDown()
 
 		q.Add("a")
@@ -45,7 +45,7 @@ func TestMetrics_UnfinishedWorkUpdatedEvery500ms(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(epoch)
 		m := NewInMemoryMetrics()
-		q := NewWithConfig[string](traceConfig(t, QueueConfig{Name: "pods", Clock: clk, MetricsProvider: m}))
+		q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{Name: "pods", Clock: clk, MetricsProvider: m}))
 		q.Add("a")
 		q.Add("b")
 		getQueued(t, q) // a starts at 0 s
@@ -84,7 +84,7 @@ func TestMetrics_RetriesCountAddRateLimited(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(epoch)
 		m := NewInMemoryMetrics()
-		q := NewRateLimitingQueueWithConfig(DefaultControllerRateLimiter[string](),
+		q := NewTypedRateLimitingQueueWithConfig(DefaultControllerRateLimiter[string](),
 			traceConfig(t, QueueConfig{Name: "pods", Clock: clk, MetricsProvider: m}))
 		defer q.ShutDown()
 		q.AddRateLimited("a")
@@ -100,14 +100,14 @@ func TestMetrics_NoProviderNoGoroutine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(epoch)
 		for _, mp := range []MetricsProvider{nil, NoopMetricsProvider{}} {
-			q := NewWithConfig[string](traceConfig(t, QueueConfig{Name: "pods", Clock: clk, MetricsProvider: mp}))
+			q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{Name: "pods", Clock: clk, MetricsProvider: mp}))
 			require.Nil(t, q.metrics)
 			synctest.Wait()
 			t.Logf("workqueue: provider %T: no metrics, %d timers on the clock", mp, clk.Waiters())
 			require.Equal(t, 0, clk.Waiters())
 			q.ShutDown()
 		}
-		q := NewWithConfig[string](traceConfig(t, QueueConfig{Name: "pods", Clock: clk, MetricsProvider: NewInMemoryMetrics()}))
+		q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{Name: "pods", Clock: clk, MetricsProvider: NewInMemoryMetrics()}))
 		synctest.Wait()
 		t.Logf("workqueue: provider InMemoryMetrics: %d timer on the clock (the metrics loop)", clk.Waiters())
 		require.Equal(t, 1, clk.Waiters())
@@ -117,7 +117,7 @@ func TestMetrics_NoProviderNoGoroutine(t *testing.T) {
 
 // A provider that returns nil metrics is tolerated.
 func TestMetrics_NilMetricFromProviderIsIgnored(t *testing.T) {
-	q := NewWithConfig[string](traceConfig(t, QueueConfig{Name: "x", MetricsProvider: nilProvider{}}))
+	q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{Name: "x", MetricsProvider: nilProvider{}}))
 	defer q.ShutDown()
 	q.Add("a")
 	q.Done(getQueued(t, q))
@@ -142,9 +142,9 @@ func TestMetrics_InMemoryString(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(epoch)
 		m := NewInMemoryMetrics()
-		pods := NewWithConfig[string](traceConfig(t, QueueConfig{Name: "pods", Clock: clk, MetricsProvider: m}))
+		pods := NewTypedWithConfig[string](traceConfig(t, QueueConfig{Name: "pods", Clock: clk, MetricsProvider: m}))
 		defer pods.ShutDown()
-		rs := NewWithConfig[string](traceConfig(t, QueueConfig{Name: "replicasets", Clock: clk, MetricsProvider: m}))
+		rs := NewTypedWithConfig[string](traceConfig(t, QueueConfig{Name: "replicasets", Clock: clk, MetricsProvider: m}))
 		defer rs.ShutDown()
 		rs.Add("default/web")
 		pods.Add("default/web-0")

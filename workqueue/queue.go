@@ -37,8 +37,8 @@ type Interface[T comparable] interface {
 	ShuttingDown() bool
 }
 
-// QueueConfig configures New, NewDelayingQueue and NewRateLimitingQueue's
-// WithConfig variants. Every field may be left zero.
+// QueueConfig configures NewTypedWithConfig, NewTypedDelayingQueueWithConfig
+// and NewTypedRateLimitingQueueWithConfig. Every field may be left zero.
 type QueueConfig struct {
 	// Name names the queue's metrics. It matters only with a MetricsProvider.
 	Name string
@@ -87,15 +87,15 @@ type Typed[T comparable] struct {
 
 var _ Interface[string] = (*Typed[string])(nil)
 
-// New returns a queue on the wall clock, without metrics.
-func New[T comparable]() *Typed[T] {
-	return NewWithConfig[T](QueueConfig{})
+// NewTyped returns a queue on the wall clock, without metrics.
+func NewTyped[T comparable]() *Typed[T] {
+	return NewTypedWithConfig[T](QueueConfig{})
 }
 
-// NewWithConfig returns a queue configured by config. If config has a
+// NewTypedWithConfig returns a queue configured by config. If config has a
 // MetricsProvider, a goroutine refreshes the in-flight gauges every 500 ms
 // until ShutDown: call ShutDown when you are done with the queue.
-func NewWithConfig[T comparable](config QueueConfig) *Typed[T] {
+func NewTypedWithConfig[T comparable](config QueueConfig) *Typed[T] {
 	clk := config.Clock
 	if clk == nil {
 		clk = clock.RealClock{}

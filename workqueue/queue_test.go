@@ -39,7 +39,7 @@ func isClosed(ch <-chan struct{}) bool { return hasValue(ch) }
 // Article: Kubernetes-Informer (smartkeyerror) §2: many events for one key
 // while it waits in the queue are processed once.
 func TestQueue_DedupWhileQueued(t *testing.T) {
-	q := NewWithConfig[string](traceConfig(t, QueueConfig{}))
+	q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{}))
 	defer q.ShutDown()
 	for _, key := range []string{"default/a", "default/b", "default/a", "default/a", "default/b"} {
 		q.Add(key)
@@ -52,7 +52,7 @@ func TestQueue_DedupWhileQueued(t *testing.T) {
 
 // The queue is fair: items come out in the order they first went in.
 func TestQueue_FIFOOrder(t *testing.T) {
-	q := NewWithConfig[string](traceConfig(t, QueueConfig{}))
+	q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{}))
 	defer q.ShutDown()
 	in := []string{"c", "a", "b", "a", "d"}
 	for _, key := range in {
@@ -72,7 +72,7 @@ func TestQueue_FIFOOrder(t *testing.T) {
 // gets it, so one key is never processed by two workers in parallel.
 func TestQueue_NoParallelProcessingOfSameItem(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := NewWithConfig[string](traceConfig(t, QueueConfig{}))
+		q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{}))
 		defer q.ShutDown()
 		q.Add("default/web-0")
 		require.Equal(t, "default/web-0", getQueued(t, q)) // worker 1 holds it
@@ -95,7 +95,7 @@ func TestQueue_NoParallelProcessingOfSameItem(t *testing.T) {
 // An item re-added (once or many times) while it is processed is queued
 // again, once, when Done is called.
 func TestQueue_ReAddDuringProcessingRequeuedOnDone(t *testing.T) {
-	q := NewWithConfig[string](traceConfig(t, QueueConfig{}))
+	q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{}))
 	defer q.ShutDown()
 	q.Add("a")
 	item := getQueued(t, q)
@@ -112,7 +112,7 @@ func TestQueue_ReAddDuringProcessingRequeuedOnDone(t *testing.T) {
 // Done of an item the queue did not hand out is ignored: it must not put a
 // second copy of a queued item in the queue.
 func TestQueue_DoneOfItemNotProcessingIsNoop(t *testing.T) {
-	q := NewWithConfig[string](traceConfig(t, QueueConfig{}))
+	q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{}))
 	defer q.ShutDown()
 	q.Add("a")
 	q.Done("a") // a is queued, not processing
@@ -124,7 +124,7 @@ func TestQueue_DoneOfItemNotProcessingIsNoop(t *testing.T) {
 // called, and every later Get returns at once.
 func TestQueue_ShutDownUnblocksGet(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := NewWithConfig[string](traceConfig(t, QueueConfig{}))
+		q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{}))
 		blocked := []<-chan getResult{goGet(q), goGet(q)}
 		synctest.Wait()
 		for _, ch := range blocked {
@@ -147,7 +147,7 @@ func TestQueue_ShutDownUnblocksGet(t *testing.T) {
 // after ShutDown, Get still hands out every queued item, then reports
 // shutdown; Add is ignored.
 func TestQueue_ShutDownStillHandsOutQueuedItems(t *testing.T) {
-	q := NewWithConfig[string](traceConfig(t, QueueConfig{}))
+	q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{}))
 	q.Add("a")
 	q.Add("b")
 	q.ShutDown()
@@ -166,7 +166,7 @@ func TestQueue_ShutDownStillHandsOutQueuedItems(t *testing.T) {
 // An item re-added while processing, before ShutDown, is queued again by
 // Done after ShutDown and still handed out.
 func TestQueue_ShutDownKeepsItemReAddedWhileProcessing(t *testing.T) {
-	q := NewWithConfig[string](traceConfig(t, QueueConfig{}))
+	q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{}))
 	q.Add("a")
 	item := getQueued(t, q)
 	q.Add("a")
@@ -181,7 +181,7 @@ func TestQueue_ShutDownKeepsItemReAddedWhileProcessing(t *testing.T) {
 // ShutDownWithDrain returns only when every item handed out by Get is Done.
 func TestQueue_ShutDownWithDrainWaitsForDone(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := NewWithConfig[string](traceConfig(t, QueueConfig{}))
+		q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{}))
 		q.Add("a")
 		q.Add("b")
 		a, b := getQueued(t, q), getQueued(t, q)
@@ -212,7 +212,7 @@ func TestQueue_ShutDownWithDrainWaitsForDone(t *testing.T) {
 // for items still queued. They stay queued and Get still hands them out.
 func TestQueue_ShutDownWithDrainDoesNotWaitForQueuedItems(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := NewWithConfig[string](traceConfig(t, QueueConfig{}))
+		q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{}))
 		q.Add("a")
 		q.Add("b")
 		a := getQueued(t, q)
@@ -239,7 +239,7 @@ func TestQueue_ShutDownWithDrainDoesNotWaitForQueuedItems(t *testing.T) {
 // A ShutDown while ShutDownWithDrain waits cuts the wait short.
 func TestQueue_ShutDownCancelsDrain(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := NewWithConfig[string](traceConfig(t, QueueConfig{}))
+		q := NewTypedWithConfig[string](traceConfig(t, QueueConfig{}))
 		q.Add("stuck")
 		_ = getQueued(t, q) // a worker that never calls Done
 

@@ -24,17 +24,17 @@ type RateLimitingInterface[T comparable] interface {
 	NumRequeues(item T) int
 }
 
-// NewRateLimitingQueue returns a rate-limiting queue on the wall clock,
+// NewTypedRateLimitingQueue returns a rate-limiting queue on the wall clock,
 // without metrics. A nil rateLimiter means DefaultControllerRateLimiter.
 // Call ShutDown to stop its waiting goroutine.
-func NewRateLimitingQueue[T comparable](rateLimiter RateLimiter[T]) RateLimitingInterface[T] {
-	return NewRateLimitingQueueWithConfig(rateLimiter, QueueConfig{})
+func NewTypedRateLimitingQueue[T comparable](rateLimiter RateLimiter[T]) RateLimitingInterface[T] {
+	return NewTypedRateLimitingQueueWithConfig(rateLimiter, QueueConfig{})
 }
 
-// NewRateLimitingQueueWithConfig returns a rate-limiting queue configured by
+// NewTypedRateLimitingQueueWithConfig returns a rate-limiting queue configured by
 // config. A nil rateLimiter means DefaultControllerRateLimiter. The limiter
 // keeps its own clock: config.Clock only drives the delays.
-func NewRateLimitingQueueWithConfig[T comparable](rateLimiter RateLimiter[T], config QueueConfig) RateLimitingInterface[T] {
+func NewTypedRateLimitingQueueWithConfig[T comparable](rateLimiter RateLimiter[T], config QueueConfig) RateLimitingInterface[T] {
 	if rateLimiter == nil {
 		rateLimiter = DefaultControllerRateLimiter[T]()
 	}

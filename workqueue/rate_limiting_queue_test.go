@@ -14,7 +14,7 @@ import (
 func TestRateLimitingQueue_AddRateLimitedDelaysByWhen(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(epoch)
-		q := NewRateLimitingQueueWithConfig(
+		q := NewTypedRateLimitingQueueWithConfig(
 			NewItemExponentialFailureRateLimiter[string](time.Second, time.Minute),
 			traceConfig(t, QueueConfig{Clock: clk}))
 		defer q.ShutDown()
@@ -46,7 +46,7 @@ func TestRateLimitingQueue_AddRateLimitedDelaysByWhen(t *testing.T) {
 func TestRateLimitingQueue_NilLimiterIsDefault(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(epoch)
-		q := NewRateLimitingQueueWithConfig[string](nil, traceConfig(t, QueueConfig{Clock: clk}))
+		q := NewTypedRateLimitingQueueWithConfig[string](nil, traceConfig(t, QueueConfig{Clock: clk}))
 		defer q.ShutDown()
 		q.AddRateLimited("a")
 		require.Equal(t, 1, q.NumRequeues("a"))

@@ -33,7 +33,7 @@ func TestQueue_StressManyProducersManyWorkers(t *testing.T) {
 	)
 	// 16000 adds: recorded and summed up, not logged one by one.
 	rec := trace.NewRecorder()
-	q := NewWithConfig[string](QueueConfig{Tracer: rec.Tracer()})
+	q := NewTypedWithConfig[string](QueueConfig{Tracer: rec.Tracer()})
 	t.Logf("workqueue: %d producers add %d times each over %d keys while %d workers Get and Done", producers, addsByProducer, keys, workers)
 	names := make([]string, keys)
 	for i := range names {
@@ -113,7 +113,7 @@ func TestRateLimitingQueue_StressAddAfterWithManyWorkers(t *testing.T) {
 	)
 	clk := clock.NewFakeClock(epoch)
 	rec := trace.NewRecorder()
-	q := NewRateLimitingQueueWithConfig(NewItemFastSlowRateLimiter[int](time.Millisecond, 3*time.Millisecond, 2),
+	q := NewTypedRateLimitingQueueWithConfig(NewItemFastSlowRateLimiter[int](time.Millisecond, 3*time.Millisecond, 2),
 		QueueConfig{Clock: clk, Tracer: rec.Tracer()})
 	t.Logf("workqueue: %d producers Add, AddAfter and AddRateLimited %d times each over %d keys while the clock ticks and %d workers Get",
 		producers, addsByProducer, keys, workers)

@@ -96,8 +96,7 @@ func compareCache(srv *fakeapiserver.Server, inf informer.SharedIndexInformer, r
 		server[o.GetNamespace()+"/"+o.GetName()] = o.GetResourceVersion()
 	}
 	cache := map[string]string{}
-	for _, item := range inf.GetStore().List() {
-		o := item.(api.Object)
+	for _, o := range inf.GetStore().List() {
 		cache[o.GetNamespace()+"/"+o.GetName()] = o.GetResourceVersion()
 	}
 	if maps.Equal(server, cache) {

@@ -127,7 +127,7 @@ func TestAggregator_LogIsABoundedRing(t *testing.T) {
 // The work queue's box also shows the queue's own metrics hook.
 func TestAggregator_ReadsTheWorkQueueMetrics(t *testing.T) {
 	m := workqueue.NewInMemoryMetrics()
-	q := workqueue.NewWithConfig[string](workqueue.QueueConfig{Name: "replicaset", MetricsProvider: m})
+	q := workqueue.NewTypedWithConfig[string](workqueue.QueueConfig{Name: "replicaset", MetricsProvider: m})
 	defer q.ShutDown()
 	q.Add("default/web")
 	a := newAggregator(t0, m)

@@ -67,8 +67,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 	if !*quiet {
 		opts.Logger = logger
 	}
-	opts.DataDir = *dataDir
-	srv, err := fakeapiserver.Open(opts)
+	srv, err := fakeapiserver.Open(*dataDir, opts)
 	if err != nil {
 		return err
 	}

@@ -148,7 +148,7 @@ func TestRun_NoTokenRefusesForeignHostsAndWarns(t *testing.T) {
 	code, _ := get(t, http.MethodGet, url+"/api/v1/namespaces/default/pods", "")
 	require.Equal(t, http.StatusOK, code, "a loopback Host is answered")
 
-	url, logs = startRun(t, "--addr", "127.0.0.1:0", "--quiet")
+	_, logs = startRun(t, "--addr", "127.0.0.1:0", "--quiet")
 	require.NotContains(t, logs.String(), "non-loopback")
 }
 

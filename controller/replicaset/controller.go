@@ -130,7 +130,7 @@ func NewReplicaSetController(opts Options) (*ReplicaSetController, error) {
 		failHook:    opts.FailReconcile,
 	}
 	c.expectations = newExpectations(opts.Clock, c.tracer)
-	c.queue = workqueue.NewRateLimitingQueueWithConfig[string](c.limiter,
+	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig[string](c.limiter,
 		workqueue.QueueConfig{Name: "replicaset", Clock: opts.Clock, Tracer: opts.Tracer, MetricsProvider: opts.MetricsProvider})
 	c.rsLister = informer.NewLister[*api.ReplicaSet](c.rsInformer.GetIndexer())
 	c.podIndex = c.podInformer.GetIndexer()

@@ -98,9 +98,12 @@ type everything struct {
 	Lower  string            `json:"hello"`
 	Kelvin string            `json:"k"` // U+212A KELVIN SIGN folds to k
 	Dash   string            `json:"-"`
-	DashC  string            `json:"-,"`
-	BadT   string            `json:"a\"b"` // not a valid name: the Go name is used
-	NoTag  int
+	//lint:ignore SA5008 a field named "-" is one of the rules under test
+	DashC string `json:"-,"`
+	//lint:ignore SA5008 an invalid name is one of the rules under test
+	BadT  string `json:"a\"b"` // not a valid name: the Go name is used
+	NoTag int
+	//lint:ignore U1000 an unexported field, which decoding must leave alone
 	hidden string
 }
 

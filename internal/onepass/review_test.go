@@ -22,20 +22,20 @@ import (
 // pointer types, tagged unexported embedded structs) and intoInterface.
 
 // rvDecode runs Unmarshal, turning a panic into an error-like report.
-func rvDecode(data []byte, v any) (err error, panicked any) {
+func rvDecode(data []byte, v any) (panicked any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			panicked = r
 		}
 	}()
-	return Unmarshal(data, v), nil
+	return nil, Unmarshal(data, v)
 }
 
 func rvSame(t *testing.T, newTarget func() any, input string) {
 	t.Helper()
 	want, got := newTarget(), newTarget()
 	wantErr := json.Unmarshal([]byte(input), want)
-	gotErr, p := rvDecode([]byte(input), got)
+	p, gotErr := rvDecode([]byte(input), got)
 	switch {
 	case p != nil:
 		t.Errorf("%T <- %.80q: onepass panicked: %v (encoding/json: err=%v, value %s)", want, input, p, wantErr, rvShow(want))
@@ -164,6 +164,7 @@ type rvMid struct {
 	Note string
 }
 
+//lint:ignore U1000 embedded below, to show an unexported non-struct embedded field is ignored
 type rvName string
 
 type RvExpName string
@@ -171,17 +172,20 @@ type RvExpName string
 type rvFields struct {
 	rvMid
 	RvExpName
+	//lint:ignore U1000 the field under test: an unexported non-struct embedded field is ignored
 	rvName // unexported non-struct embedded: ignored
 	Ümlaut string
 	Sharp  string `json:"ß"`
 	Long   string `json:"ſx"`
 	Ohm    string `json:"Ω"`
 	Tagged string `json:"ta!#$%&()*+-./:;<=>?@[]^_{|}~ g"`
-	Bad    string `json:"b\\ad"`
-	Dash   string `json:"-,omitempty"`
-	Skip   string `json:"-"`
-	Empty  string `json:",omitempty"`
-	Int    int    `json:"int"`
+	//lint:ignore SA5008 an invalid name is one of the rules under test
+	Bad string `json:"b\\ad"`
+	//lint:ignore SA5008 a field named "-" is one of the rules under test
+	Dash  string `json:"-,omitempty"`
+	Skip  string `json:"-"`
+	Empty string `json:",omitempty"`
+	Int   int    `json:"int"`
 }
 
 type rvASCII struct {

@@ -84,6 +84,7 @@ func (p v4Path) key() string { return p.tokens[len(p.tokens)-1] }
 // errInvalidIndex is v4's wording for an array index out of range
 // ("Unable to access invalid index: %d" wrapping ErrInvalidIndex).
 func errInvalidIndex(i int) error {
+	//lint:ignore ST1005 json-patch v4's wording, which the real server answers with
 	return fmt.Errorf("Unable to access invalid index: %d: invalid index referenced", i)
 }
 
@@ -207,6 +208,7 @@ func (d *document) removeIn(parent any, store func(any), key string) (any, error
 		m := parent.(map[string]any)
 		v, found := m[key]
 		if !found {
+			//lint:ignore ST1005 json-patch v4's wording, which the real server answers with
 			return nil, fmt.Errorf("Unable to remove nonexistent key: %s: missing value", key)
 		}
 		delete(m, key)
