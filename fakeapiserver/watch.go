@@ -1,8 +1,6 @@
 package fakeapiserver
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math"
@@ -499,97 +497,4 @@ func (s *Server) delay(req *http.Request) bool {
 	case <-s.closed:
 		return false
 	}
-}
-
-// streamWriter writes frames, one flushed chunk each.
-type streamWriter struct {
-	w       http.ResponseWriter
-	rc      *http.ResponseController
-	out     output
-	res     *resource
-	server  *Server
-	startRV uint64 // the version the client already had when the watch began
-	watchID uint64
-	buf     bytes.Buffer
-}
-
-func (sw *streamWriter) write(it watchItem) bool {
-	var frame []byte
-	switch {
-	case it.garbage != nil:
-		frame = it.garbage
-	case it.frames != nil:
-		frame = it.frames.bytesFor(sw.server, sw.res, sw.out) // shared: read only
-	default:
-		// Plain JSON (renderObject is the record's raw bytes, encoded
-		// once when the record was made), or a replayed or initial event
-		// in another form: assembled in this stream's own buffer, so the
-		// frame goes out as one Write and so one chunk.
-		sw.buf.Reset()
-		sw.buf.Write(framePrefix(it.typ))
-		sw.buf.Write(sw.server.renderObject(sw.res, sw.out, it.rec))
-		sw.buf.Write(frameSuffix)
-		frame = sw.buf.Bytes()
-	}
-	if t := sw.server.tracer; t.On() {
-		if it.garbage != nil {
-			t.Warn("garbage sent (fault)", slog.Uint64(trace.KeyWatch, sw.watchID), trace.Count(len(it.garbage)))
-		} else {
-			t.Event("frame sent", slog.Uint64(trace.KeyWatch, sw.watchID), trace.Type(string(it.typ)), trace.Key(it.rec.key), trace.RV(strconv.FormatUint(it.rec.rv, 10)))
-		}
-	}
-	return sw.flushBytes(frame)
-}
-
-// writeBookmark writes a BOOKMARK. Its object is what the real server sends:
-// an empty object of the watched kind (its Go struct's zero value, so a pod
-// bookmark carries "spec":{"containers":null},"status":{}) whose metadata
-// holds only the resourceVersion and, at the end of a streaming list's
-// initial events, the k8s.io/initial-events-end annotation.
-func (sw *streamWriter) writeBookmark(rv uint64, initialEventsEnd bool) bool {
-	obj := map[string]any{}
-	if sw.res.New != nil {
-		_ = remarshal(sw.res.New(), &obj) // cannot fail for an empty api type
-	}
-	meta := map[string]any{"resourceVersion": strconv.FormatUint(rv, 10)}
-	if initialEventsEnd {
-		meta["annotations"] = map[string]any{api.InitialEventsAnnotationKey: "true"}
-	}
-	obj["kind"], obj["apiVersion"], obj["metadata"] = sw.res.Kind, sw.res.GroupVersion(), meta
-	if sw.out == outputPartial {
-		// The metadata client's watch: the bookmark is transformed too.
-		obj = map[string]any{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": meta}
-	}
-	sw.buf.Reset()
-	sw.buf.WriteString(`{"type":"BOOKMARK","object":`)
-	sw.buf.Write(encodeObject(obj))
-	sw.buf.WriteString("}\n")
-	if t := sw.server.tracer; t.On() {
-		what := "bookmark sent"
-		if initialEventsEnd {
-			what = "bookmark sent (initial-events-end)"
-		}
-		t.Event(what, slog.Uint64(trace.KeyWatch, sw.watchID), trace.RV(strconv.FormatUint(rv, 10)))
-	}
-	return sw.flush()
-}
-
-func (sw *streamWriter) writeError(st *api.Status) {
-	sw.buf.Reset()
-	sw.buf.WriteString(`{"type":"ERROR","object":`)
-	b, _ := json.Marshal(st)
-	sw.buf.Write(b)
-	sw.buf.WriteString("}\n")
-	sw.flush()
-}
-
-func (sw *streamWriter) flush() bool { return sw.flushBytes(sw.buf.Bytes()) }
-
-// flushBytes writes b as one chunk and flushes it. b may be shared with
-// other streams: it is only read.
-func (sw *streamWriter) flushBytes(b []byte) bool {
-	if _, err := sw.w.Write(b); err != nil {
-		return false
-	}
-	return sw.rc.Flush() == nil
 }
