@@ -51,24 +51,34 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# A free loopback port: one nothing answers on.
+# chromedriver takes no port 0, so a port is picked here: one that nothing
+# answers on. Another process can still take it (on IPv4 or IPv6, which
+# chromedriver also binds) before chromedriver does; then chromedriver
+# exits at once ("bind() failed"), and another port is tried.
+start_driver() { # start_driver PORT: true once chromedriver answers there
+  "$DRIVER" --port="$1" --allowed-ips=127.0.0.1 >"$work/chromedriver.log" 2>&1 &
+  driver_pid=$!
+  # Up to 60 s: a busy 2-core machine can be slow to start it; the loop
+  # ends as soon as it answers, or as soon as it has exited.
+  for _ in $(seq 1 600); do
+    if curl -fsS "http://127.0.0.1:$1/status" 2>/dev/null | grep -q '"ready": *true'; then return 0; fi
+    kill -0 "$driver_pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  kill "$driver_pid" 2>/dev/null || true
+  wait "$driver_pid" 2>/dev/null || true
+  driver_pid=""
+  return 1
+}
 port=""
-for _ in $(seq 1 50); do
+for _ in $(seq 1 10); do
   p=$(( 20000 + RANDOM % 40000 ))
-  if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then port=$p; break; fi
+  if (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then continue; fi
+  if start_driver "$p"; then port=$p; break; fi
+  echo "browser-test: chromedriver did not start on port $p; trying another:" >&2
+  tail -2 "$work/chromedriver.log" >&2
 done
-[ -n "$port" ] || { echo "browser-test: no free port found" >&2; exit 1; }
-
-"$DRIVER" --port="$port" --allowed-ips=127.0.0.1 >"$work/chromedriver.log" 2>&1 &
-driver_pid=$!
-# Up to 60 s: a busy 2-core machine can be slow to start it; the loop ends as
-# soon as it answers.
-for _ in $(seq 1 600); do
-  if curl -fsS "http://127.0.0.1:$port/status" 2>/dev/null | grep -q '"ready": *true'; then break; fi
-  kill -0 "$driver_pid" 2>/dev/null || break
-  sleep 0.1
-done
-curl -fsS "http://127.0.0.1:$port/status" >/dev/null 2>&1 || { echo "browser-test: chromedriver did not start:" >&2; cat "$work/chromedriver.log" >&2; exit 1; }
+[ -n "$port" ] || { echo "browser-test: chromedriver did not start:" >&2; cat "$work/chromedriver.log" >&2; exit 1; }
 
 echo "browser-test: $("$CHROME" --version 2>/dev/null | head -1), $("$DRIVER" --version | head -1) on port $port"
 start=$(date +%s)
