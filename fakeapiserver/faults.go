@@ -207,8 +207,8 @@ type eventDrop struct {
 	left  int // events still to hide; 0: no limit
 }
 
-// take reports whether ev is hidden, counting it.
-func (d *eventDrop) take(ev *event) bool {
+// hides reports whether the drop hides ev (hideLocked counts it).
+func (d *eventDrop) hides(ev *event) bool {
 	return d.match(ev.public())
 }
 

@@ -194,7 +194,7 @@ func (s *store) commitLocked(ev *event) {
 	if s.tracer.On() {
 		s.tracer.Event("commit", trace.Type(string(ev.typ)), trace.Resource(ev.res.Name), trace.Key(ev.obj.key), trace.RV(strconv.FormatUint(ev.rv, 10)))
 	}
-	if s.drop == nil || !s.drop.take(ev) {
+	if s.drop == nil || !s.drop.hides(ev) {
 		fo := fanOut{ev: ev} // what the watchers can share of the event (watch.go)
 		for w := range s.watchers[ev.res] {
 			w.deliverLocked(ev, &fo, s.tracer)
