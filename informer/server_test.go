@@ -45,7 +45,7 @@ func TestInformer_InitialListArrivesAsAdds(t *testing.T) {
 		c := e.create(pod("c"))
 		e.eventually(func() bool { return rec.Len() == 3 })
 		require.Equal(t, "add "+describe(c), rec.Events()[2])
-		require.Equal(t, c.GetResourceVersion(), inf.LastSyncResourceVersion())
+		e.eventually(func() bool { return inf.LastSyncResourceVersion() == c.GetResourceVersion() }, "the version moves just after the queue add")
 		require.Equal(t, 1, e.srv.RequestCount("list", "pods"))
 		require.Equal(t, 1, e.srv.RequestCount("watch", "pods"))
 	})

@@ -65,6 +65,16 @@ func (s *recordingStore) Calls() []string {
 	return slices.Clone(s.calls)
 }
 
+// waitForSynced waits until the reflector's last synced version is rv. The
+// store is written before the version moves (client-go's order: a crash
+// between the two re-delivers an event, never skips one), so a test that has
+// just seen the store write must wait for the version too, not read it.
+func waitForSynced(t *testing.T, r *Reflector, rv string) {
+	t.Helper()
+	require.Eventually(t, func() bool { return r.LastSyncResourceVersion() == rv },
+		10*time.Second, time.Millisecond, "last synced version never reached %s; it is %q", rv, r.LastSyncResourceVersion())
+}
+
 // waitFor waits until the store has received call (matched by prefix).
 func (s *recordingStore) waitFor(t *testing.T, call string) {
 	t.Helper()

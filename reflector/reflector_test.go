@@ -32,7 +32,7 @@ func TestReflector_ListThenWatchFromListVersion(t *testing.T) {
 	e.waitWatching(1)
 	c := e.createPod("c")
 	e.store.waitFor(t, "Add c@"+c.ResourceVersion)
-	require.Equal(t, c.ResourceVersion, r.LastSyncResourceVersion(), "every event moves the last synced version")
+	waitForSynced(t, r, c.ResourceVersion) // every event moves the last synced version
 
 	lists, watches := e.lw.Lists(), e.lw.Watches()
 	require.Len(t, lists, 1)
@@ -78,7 +78,7 @@ func TestReflector_SkipsUnexpectedType(t *testing.T) {
 	require.EqualError(t, errs.all()[0], "reflector(*api.Pod): expected type *api.Pod, but watch event object had type *api.ConfigMap")
 	require.EqualError(t, errs.all()[1], "reflector(*api.Pod): a watch event without an object")
 	require.Error(t, New(lw, store, Options{}).checkType(nil), "with no expected type too")
-	require.Equal(t, "3", r.LastSyncResourceVersion())
+	waitForSynced(t, r, "3")
 }
 
 // Resync calls Store.Resync on its period, when ShouldResync agrees.

@@ -199,7 +199,7 @@ func TestReflector_RelistOn410(t *testing.T) {
 			require.Len(t, lists, 2)
 			require.Equal(t, c.ResourceVersion, lists[1].ResourceVersion, "the relist asks for the last synced version, not older")
 			require.Zero(t, lists[1].Limit, "a list at a given version is not paged")
-			require.Equal(t, d.ResourceVersion, r.LastSyncResourceVersion())
+			waitForSynced(t, r, d.ResourceVersion)
 		})
 	}
 }

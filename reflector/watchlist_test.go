@@ -38,7 +38,7 @@ func TestReflector_StreamingList(t *testing.T) {
 	require.True(t, *watches[0].SendInitialEvents)
 	require.Equal(t, "NotOlderThan", watches[0].ResourceVersionMatch)
 	require.Equal(t, "", watches[0].ResourceVersion)
-	require.Equal(t, c.ResourceVersion, r.LastSyncResourceVersion())
+	waitForSynced(t, r, c.ResourceVersion)
 
 	t.Run("falls back to a list when the server refuses", func(t *testing.T) {
 		e := newEnv(t, fakeapiserver.Options{})
@@ -82,7 +82,7 @@ func TestReflector_StreamingListCollectsInitialEventsUntilEndBookmark(t *testing
 	r := runOn(t, lw, store, Options{UseWatchList: true, Clock: clock.NewFakeClock(epoch), WatchErrorHandler: (&errorLog{}).add})
 	store.waitFor(t, "Add d@12")
 	require.Equal(t, []string{"Replace [a@5 b@4 c@8] @11", "Add d@12"}, store.Calls())
-	require.Equal(t, "12", r.LastSyncResourceVersion())
+	waitForSynced(t, r, "12")
 }
 
 // A streaming list that the server refuses because it is shedding load (429)
