@@ -41,6 +41,8 @@
 //	listing  ok                                    → watching (a streaming list's watch, still open)
 //	listing  410 / 504 too large, not at ""        → the same listing, at "", at once
 //	listing  streaming: 429, refused, 5xx+Retry    → back off, then a streaming list again
+//	listing  streaming: ended before the bookmark  → a streaming list again, at once
+//	listing  streaming: ... no events, under 1 s   → a paged list at once (a very short watch)
 //	listing  streaming: anything else              → a paged list at once (the fallback)
 //	listing  anything else                         → back off, then relist; the lap ends
 //	watching 429 or connection refused             → back off, then rewatch
@@ -124,8 +126,12 @@
 //     second is a "very short watch": back off and relist, never reconnect
 //     in a tight loop.
 //   - A streaming list refused with a 5xx that carries Retry-After is
-//     retried by the reflector (client-go's REST client retries it before
-//     the reflector sees it; kinformer's listwatch client does not retry).
+//     retried by the reflector (client-go's REST client retries it, up to
+//     10 times, before the reflector sees it; kinformer's listwatch client
+//     does not retry).
+//   - A streaming list at "" that gets 410 or 504 too large falls back to a
+//     paged list; client-go's watchList would stream again at once, with
+//     no backoff.
 //   - Run returns only after the resync goroutine it started has.
 //
 // docs/reflector.md maps each behaviour to the articles and to the test

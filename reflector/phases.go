@@ -104,10 +104,10 @@ type outcome struct {
 	rv    string          // the resourceVersion the list asked for
 	watch listwatch.Watch // a streaming list's watch, open after its initial events
 
-	// watching
+	// watching, and a streaming list's stream
 	opened bool          // the watch request succeeded; err is how the stream ended
 	events int           // events the watch delivered (bookmarks too)
-	lasted time.Duration // from the watch request to the watch's end
+	lasted time.Duration // from the watch request to the watch's end (a streaming list's: to its bookmark, or the stream's end)
 }
 
 // transition is next's decision.
@@ -149,7 +149,10 @@ var errVeryShortWatch = errors.New("very short watch: unexpected watch close - w
 //	listing  ok                                   → watching (a streaming list's watch, still open)
 //	listing  410 / 504 too large, not at ""       → the same listing, at "", at once
 //	listing  streaming: 429, refused, 5xx+Retry   → back off, then a streaming list again
-//	listing  streaming: anything else             → a paged list at once (the fallback)
+//	listing  streaming: ended before the bookmark → a streaming list again, at once
+//	listing  streaming: ... no events, under 1 s  → a paged list at once (very short watch)
+//	listing  streaming: anything else             → a paged list at once (the fallback), e.g. a
+//	                                                server that refuses sendInitialEvents (422)
 //	listing  anything else                        → back off, then relist; the lap ends
 //	watching 429 or connection refused            → back off, then rewatch
 //	watching 410 Expired, any other error         → back off, then relist; the lap ends
@@ -189,6 +192,9 @@ func next(o outcome, useWatchList bool) transition {
 	return t
 }
 
+// afterList: the rules after a list. For a streaming list they are those of
+// client-go's watchList loop and of ListAndWatch's fallbackToList: each
+// case names the one it pins.
 func afterList(p listing, o outcome, relist listing) transition {
 	switch {
 	case o.err == nil:
@@ -196,14 +202,36 @@ func afterList(p listing, o outcome, relist listing) transition {
 	case isVersionUnavailable(o.err) && o.rv != "":
 		// Asking again for the same version would fail again; client-go's
 		// list (and its streaming list) retries at once for the most recent
-		// state. At "" it cannot be too old or too new: if it fails even
-		// so, the default rule backs off.
+		// state (isExpiredError, isTooLargeResourceVersionError →
+		// setIsLastSyncResourceVersionUnavailable). At "" it cannot be too
+		// old or too new: if it fails even so, the default rule backs off
+		// (a paged list) or falls back (a streaming list), where client-go's
+		// watchList would stream again at "" at once, without a backoff,
+		// for as long as the server kept answering so.
 		return transition{to: p, reason: cause(o.err), unavailable: true}
 	case p.streaming && retriesStreamingList(o.err):
-		// The server sheds load or is restarting: a paged LIST is exactly
-		// what it is trying to avoid. Try the streaming list again, later.
+		// The server sheds load or is restarting (watchList:
+		// isWatchErrorRetriable → back off, continue): a paged LIST is
+		// exactly what it is trying to avoid. Try the streaming list
+		// again, later.
 		return transition{to: backOff(o.err, p), reason: "streaming list: " + cause(o.err)}
+	case p.streaming && errors.Is(o.err, errNoEndBookmark) && (o.events > 0 || o.lasted >= time.Second):
+		// The stream ended (the server's timeout, a cut connection) before
+		// the initial-events-end bookmark: watchList's handleListWatch
+		// returns no error and no bookmark, and its loop opens a new
+		// streaming list at once, from the same version, the initial
+		// events collected so far dropped.
+		return transition{to: p, reason: "streaming list: " + cause(o.err)}
+	case p.streaming && errors.Is(o.err, errNoEndBookmark):
+		// The same with no events in under a second: handleAnyWatch's
+		// VeryShortWatchError, which watchList does not retry:
+		// ListAndWatch falls back to a paged list.
+		return transition{to: listing{streaming: false}, reason: "streaming list: very short watch"}
 	case p.streaming:
+		// Any other failure: ListAndWatch's fallbackToList, a paged list
+		// at once, for this lap. A server that does not support streaming
+		// lists lands here: one whose WatchList feature gate is off
+		// answers 422 Invalid (sendInitialEvents: Forbidden).
 		return transition{to: listing{streaming: false}, reason: "streaming list: " + cause(o.err)}
 	default:
 		return transition{to: backOff(o.err, relist), reason: cause(o.err), report: o.err, endsLap: true}
@@ -249,9 +277,13 @@ func isRetriableWatchError(err error) bool {
 }
 
 // retriesStreamingList: the failures a streaming list is retried on, as a
-// streaming list, after a backoff: those of a watch, and a 5xx that asks to
-// be retried (Retry-After), which client-go's REST client retries before
-// the reflector ever sees it.
+// streaming list, after a backoff: those of a watch (client-go's
+// isWatchErrorRetriable: 429, connection refused), and a 5xx that asks to
+// be retried (Retry-After). client-go's REST client retries that one itself
+// (up to 10 times, waiting Retry-After each time) before the reflector ever
+// sees it, and only a 5xx that outlasts those retries makes ListAndWatch
+// fall back; kinformer's listwatch client does not retry, so the reflector's
+// backoff, at least Retry-After, stands in for the REST client's.
 func retriesStreamingList(err error) bool {
 	if isRetriableWatchError(err) {
 		return true
@@ -276,6 +308,10 @@ func cause(err error) string {
 		return fmt.Sprintf("%d %s", st.Status().Code, st.Status().Reason)
 	case listwatch.IsConnectionRefused(err):
 		return "connection refused"
+	case errors.Is(err, errNoEndBookmark) && isDroppedConnection(err):
+		return "dropped connection before the initial-events-end bookmark"
+	case errors.Is(err, errNoEndBookmark):
+		return "ended before the initial-events-end bookmark"
 	case isDroppedConnection(err):
 		return "dropped connection"
 	}
@@ -345,7 +381,7 @@ func (l *loop) do(p phase) outcome {
 	switch p := p.(type) {
 	case listing:
 		if p.streaming {
-			o.watch, o.rv, o.err = r.watchList(l.ctx)
+			o = r.watchList(l.ctx)
 		} else {
 			o.rv, o.err = r.list(l.ctx)
 		}

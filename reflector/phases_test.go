@@ -41,6 +41,9 @@ func TestReflector_NextPhase(t *testing.T) {
 		cut      = fmt.Errorf("watch: decoding frame: %w", io.ErrUnexpectedEOF)
 		eofOpen  = fmt.Errorf("watch pods: %w", io.EOF)
 		resync   = errors.New("resync: boom")
+		invalid  = statusErr(422, api.StatusReasonInvalid, &api.StatusDetails{Causes: []api.StatusCause{{Type: "FieldValueForbidden", Field: "sendInitialEvents"}}})
+		noEnd    = fmt.Errorf("streaming list: %w", errNoEndBookmark)
+		noEndCut = fmt.Errorf("streaming list: %w (%w)", errNoEndBookmark, io.ErrUnexpectedEOF)
 		open     = newFakeWatch() // a streaming list's watch, open after its initial events
 	)
 	var (
@@ -50,6 +53,9 @@ func TestReflector_NextPhase(t *testing.T) {
 	)
 	list := func(rv string, err error) outcome { return outcome{phase: paged, rv: rv, err: err} }
 	stream := func(rv string, err error) outcome { return outcome{phase: streaming, rv: rv, err: err} }
+	streamed := func(err error, events int, lasted time.Duration) outcome {
+		return outcome{phase: streaming, rv: "5", opened: true, err: err, events: events, lasted: lasted}
+	}
 	openFailed := func(err error) outcome { return outcome{phase: watching{}, err: err} }
 	watched := func(err error, events int, lasted time.Duration) outcome {
 		return outcome{phase: watching{}, opened: true, err: err, events: events, lasted: lasted}
@@ -104,10 +110,24 @@ func TestReflector_NextPhase(t *testing.T) {
 			stream("", internal), transition{to: paged, reason: "streaming list: 500 InternalError"}},
 		{"streaming list gets 503 without Retry-After: fall back", "ListAndWatch: fallbackToList", true,
 			stream("", down), transition{to: paged, reason: "streaming list: 503 ServiceUnavailable"}},
-		{"streaming list ends before the bookmark: fall back", "ListAndWatch: fallbackToList", true,
-			stream("", errNoEndBookmark), transition{to: paged, reason: "streaming list: " + errNoEndBookmark.Error()}},
+		{"streaming list ends before the bookmark: stream again at once", "watchList: no error, no bookmark → its loop goes round", true,
+			streamed(noEnd, 40, 6*time.Minute), transition{to: streaming, reason: "streaming list: ended before the initial-events-end bookmark"}},
+		{"streaming list cut before the bookmark: stream again at once", "StreamWatcher closes quietly on a cut: the same", true,
+			streamed(noEndCut, 3, 200*time.Millisecond), transition{to: streaming, reason: "streaming list: dropped connection before the initial-events-end bookmark"}},
+		{"streaming list ends at once, no events: fall back", "handleAnyWatch: VeryShortWatchError → fallbackToList", true,
+			streamed(noEnd, 0, 200*time.Millisecond), transition{to: paged, reason: "streaming list: very short watch"}},
+		{"streaming list cut at once, no events: fall back", "the same", true,
+			streamed(noEndCut, 0, 0), transition{to: paged, reason: "streaming list: very short watch"}},
+		{"a quiet stream ends after a second, no events: stream again", "not very short: a second or more", true,
+			streamed(noEnd, 0, time.Second), transition{to: streaming, reason: "streaming list: ended before the initial-events-end bookmark"}},
+		{"server refuses sendInitialEvents (422): fall back", "an API server with WatchList off: Invalid, sendInitialEvents Forbidden → fallbackToList", true,
+			stream("", invalid), transition{to: paged, reason: "streaming list: 422 Invalid"}},
 		{"streaming list at a version gets 410: stream at \"\" at once", "watchList: isExpiredError → setIsLastSyncResourceVersionUnavailable, retry", true,
 			stream("7", expired), transition{to: streaming, reason: "410 Expired", unavailable: true}},
+		{"streaming list at a version gets 504 too large: stream at \"\" at once", "watchList: isTooLargeResourceVersionError, the same", true,
+			stream("7", tooLarge), transition{to: streaming, reason: "504 too large resource version", unavailable: true}},
+		{"streaming list at \"\" gets 410 all the same: fall back", "kinformer: client-go's watchList would stream at \"\" again at once, with no backoff", true,
+			stream("", expired), transition{to: paged, reason: "streaming list: 410 Expired"}},
 
 		// opening a watch
 		{"watch refused: back off, rewatch", "watch: isWatchErrorRetriable → backoff, watch again", false,

@@ -74,6 +74,8 @@ func streamingNext(t transition) string {
 			return `relist at ""`
 		case !to.streaming:
 			return "fallback to list"
+		default:
+			return "retry at once"
 		}
 	case backingOff:
 		return "retry"

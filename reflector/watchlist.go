@@ -19,45 +19,60 @@ import (
 // keeps the same watch open for the watching phase: a list and a watch in
 // one request.
 //
-// It returns the open watch and the version it asked for, or an error (the
-// server refused, or the stream failed before the bookmark). next then
-// decides: retry the streaming list after a backoff if the server is
-// shedding load or restarting, or fall back to a paged list.
-func (r *Reflector) watchList(ctx context.Context) (_ listwatch.Watch, rv string, err error) {
+// It returns the open watch (in the outcome) and the version it asked for,
+// or an error: the server refused, the stream failed, or it ended before
+// the bookmark. The outcome also says how many events the stream delivered
+// and how long it lasted, for next to tell a stream that ended early (a
+// new streaming list, at once) from a very short one (a paged list). next
+// then decides, as client-go's watchList and ListAndWatch do: retry the
+// streaming list after a backoff if the server is shedding load or
+// restarting, or fall back to a paged list.
+func (r *Reflector) watchList(ctx context.Context) outcome {
 	send := true
-	rv = r.relistResourceVersion()
-	if rv == "0" {
-		rv = "" // a consistent read of the current state
+	o := outcome{rv: r.relistResourceVersion()}
+	if o.rv == "0" {
+		o.rv = "" // a consistent read of the current state
 	}
 	if r.tracer.On() {
-		r.tracer.Event("streaming list", trace.RV(rv))
+		r.tracer.Event("streaming list", trace.RV(o.rv))
 	}
+	start := r.clock.Now()
 	w, err := r.listerWatcher.Watch(ctx, listwatch.ListOptions{
-		ResourceVersion:      rv,
+		ResourceVersion:      o.rv,
 		ResourceVersionMatch: listwatch.ResourceVersionMatchNotOlderThan,
 		SendInitialEvents:    &send,
 		AllowWatchBookmarks:  true,
 		TimeoutSeconds:       r.watchTimeout(),
 	})
 	if err != nil {
-		return nil, rv, fmt.Errorf("streaming list at resourceVersion %q: %w", rv, err)
+		o.err = fmt.Errorf("streaming list at resourceVersion %q: %w", o.rv, err)
+		return o
 	}
-	if err := r.initialEvents(ctx, w); err != nil {
+	o.opened = true
+	o.events, err = r.initialEvents(ctx, w)
+	o.lasted = r.clock.Since(start)
+	if err != nil {
 		w.Stop()
-		return nil, rv, fmt.Errorf("streaming list at resourceVersion %q: %w", rv, err)
+		o.err = fmt.Errorf("streaming list at resourceVersion %q: %w", o.rv, err)
+		return o
 	}
-	return w, rv, nil
+	o.watch = w
+	return o
 }
 
-// errNoEndBookmark: the stream of a streaming list ended before it said the
-// initial events were over.
+// errNoEndBookmark: the stream of a streaming list ended (cleanly, or its
+// connection dropped) before it said the initial events were over.
+// client-go's watchList does not count that as a failure: its loop opens a
+// new streaming list at once, unless the stream was a very short one (no
+// events in under a second), which it does count as one and falls back on.
 var errNoEndBookmark = errors.New("the stream ended before the initial-events-end bookmark")
 
 // initialEvents reads w's initial events, as client-go's temporary store
 // holds them (by key, in the order first seen, a later event replacing an
 // earlier one, a DELETED removing it), until the initial-events-end
-// bookmark, then syncWith's them.
-func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) error {
+// bookmark, then syncWith's them. It returns how many events it read
+// (bookmarks too; skipped ones not, as client-go counts them).
+func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) (events int, err error) {
 	var order []string
 	initial := map[string]api.Object{}
 	for {
@@ -65,19 +80,25 @@ func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) error 
 		var ok bool
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return events, ctx.Err()
 		case ev, ok = <-w.ResultChan():
 		}
 		if !ok {
-			return errNoEndBookmark
+			return events, errNoEndBookmark
 		}
 		if ev.Type == api.Error {
-			return ev.Err
+			if isDroppedConnection(ev.Err) {
+				// client-go's StreamWatcher closes quietly on a cut
+				// connection: to its watchList the stream just ended.
+				return events, fmt.Errorf("%w (%w)", errNoEndBookmark, ev.Err)
+			}
+			return events, ev.Err
 		}
 		if err := r.checkType(ev.Object); err != nil {
 			r.skip(err)
 			continue
 		}
+		events++
 		k := keyOf(ev.Object)
 		switch ev.Type {
 		case api.Added, api.Modified:
@@ -101,7 +122,7 @@ func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) error 
 			if r.tracer.On() {
 				r.tracer.Event("initial events end", trace.RV(ev.Object.GetResourceVersion()), trace.Count(len(list)))
 			}
-			return r.syncWith(list, ev.Object.GetResourceVersion())
+			return events, r.syncWith(list, ev.Object.GetResourceVersion())
 		}
 		if r.tracer.On() && ev.Type != api.Bookmark {
 			r.tracer.Event("initial event", trace.Type(string(ev.Type)), trace.Key(k), trace.RV(ev.Object.GetResourceVersion()))
