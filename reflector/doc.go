@@ -24,7 +24,8 @@
 //	                         a watch with sendInitialEvents; then syncWith: store.Replace(items, listRV)
 //	watching{open}           watch from LastSyncResourceVersion (open: the streaming list's watch,
 //	                         still open); watchHandler applies each event: store.Add / Update /
-//	                         Delete, a bookmark only moves the version
+//	                         Delete; a bookmark moves the version (and reaches a
+//	                         ReflectorBookmarkStore)
 //	backingOff{delay, then}  wait delay (at least the server's Retry-After), then go on to then:
 //	                         a listing (relist) or a watching (rewatch)
 //	stopped                  the context ended

@@ -16,7 +16,9 @@ import (
 )
 
 // Store is where a Reflector puts what it lists and watches. A DeltaFIFO
-// (and a RealFIFO, and an indexer.Store) is one.
+// (and a RealFIFO, and an indexer.Store) is one. A Store may also implement
+// ReflectorBookmarkStore and ResourceVersionUpdater, to be told of the
+// versions a watch moves through.
 type Store interface {
 	Add(obj api.Object) error
 	Update(obj api.Object) error
@@ -26,6 +28,30 @@ type Store interface {
 	Replace(list []api.Object, resourceVersion string) error
 	// Resync replays what the store holds (the informer's periodic resync).
 	Resync() error
+}
+
+// ReflectorBookmarkStore is a Store that wants the watch's bookmarks: the
+// reflector calls Bookmark with the resourceVersion of every BOOKMARK a
+// watch delivers, after the events before it. A queue can hand the version
+// on, in order, to whoever processes it, so that the cache knows which
+// server version it has caught up to even while nothing of its own
+// changes (client-go 1.36's RealFIFO queues it as a Bookmark delta,
+// KEP-5647). The initial-events-end bookmark of a streaming list is not
+// handed over: its version is the one Replace carries, as a paged list's
+// is. An error is reported to the watch error handler, and the watch goes
+// on. The name and the method are client-go's.
+type ReflectorBookmarkStore interface {
+	Bookmark(resourceVersion string) error
+}
+
+// ResourceVersionUpdater is a Store that wants to follow the last synced
+// version as the watch moves it: the reflector calls UpdateResourceVersion
+// after every event and every bookmark it applies from a watch, with that
+// event's resourceVersion (the version LastSyncResourceVersion then
+// reports). A list's version is not sent this way: Replace carries it. The
+// name and the method are client-go's, called where client-go calls it.
+type ResourceVersionUpdater interface {
+	UpdateResourceVersion(resourceVersion string)
 }
 
 // Options configure a Reflector. Only the ListerWatcher and Store passed to

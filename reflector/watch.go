@@ -107,7 +107,11 @@ func (r *Reflector) watchHandler(ctx context.Context, w listwatch.Watch, resyncE
 		if !r.apply(ev) {
 			continue
 		}
-		r.setLastSyncResourceVersion(ev.Object.GetResourceVersion())
+		rv := ev.Object.GetResourceVersion()
+		r.setLastSyncResourceVersion(rv)
+		if u, ok := r.store.(ResourceVersionUpdater); ok {
+			u.UpdateResourceVersion(rv)
+		}
 		events++
 	}
 }
@@ -117,9 +121,16 @@ func (r *Reflector) watchHandler(ctx context.Context, w listwatch.Watch, resyncE
 // version moves on all the same.
 func (r *Reflector) apply(ev listwatch.Event) bool {
 	if ev.Type == api.Bookmark {
-		// Nothing changed; only the version moves on.
+		// Nothing changed; the version moves on, and a store that wants
+		// the bookmark gets it.
+		rv := ev.Object.GetResourceVersion()
 		if r.tracer.On() {
-			r.tracer.Event("bookmark", trace.RV(ev.Object.GetResourceVersion()))
+			r.tracer.Event("bookmark", trace.RV(rv))
+		}
+		if b, ok := r.store.(ReflectorBookmarkStore); ok {
+			if err := b.Bookmark(rv); err != nil {
+				r.storeFailed(ev, fmt.Errorf("%s: handing bookmark %s to the store: %w", r.name, rv, err))
+			}
 		}
 		return true
 	}
@@ -140,13 +151,17 @@ func (r *Reflector) apply(ev listwatch.Event) bool {
 		err = r.store.Delete(ev.Object)
 	}
 	if err != nil {
-		err = fmt.Errorf("%s: applying %s %s to the store: %w", r.name, ev.Type, keyOf(ev.Object), err)
-		if r.tracer.On() {
-			r.tracer.Warn("store failed", trace.Type(string(ev.Type)), trace.Key(keyOf(ev.Object)), trace.Err(err))
-		}
-		r.watchErrorHandler(r, err)
+		r.storeFailed(ev, fmt.Errorf("%s: applying %s %s to the store: %w", r.name, ev.Type, keyOf(ev.Object), err))
 	}
 	return true
+}
+
+// storeFailed reports a store that refused ev.
+func (r *Reflector) storeFailed(ev listwatch.Event, err error) {
+	if r.tracer.On() {
+		r.tracer.Warn("store failed", trace.Type(string(ev.Type)), trace.Key(keyOf(ev.Object)), trace.Err(err))
+	}
+	r.watchErrorHandler(r, err)
 }
 
 // skip reports an event the reflector cannot apply, and goes on.
