@@ -37,6 +37,10 @@ type Config struct {
 	Process deltafifo.PopProcessFunc
 	// WatchErrorHandler sees every list or watch failure; nil logs them.
 	WatchErrorHandler func(r *reflector.Reflector, err error)
+	// UseWatchList makes the Reflector open a streaming list (one watch
+	// with sendInitialEvents) instead of a paged list: client-go's
+	// WatchListClient, on by default since 1.35 (reflector.Options.UseWatchList).
+	UseWatchList bool
 	// Clock drives the Reflector's resync, backoff and timeouts; nil is
 	// the real clock.
 	Clock clock.Clock
@@ -96,6 +100,7 @@ func (c *controller) Run(ctx context.Context) {
 		ShouldResync:      c.config.ShouldResync,
 		Clock:             c.config.Clock,
 		WatchErrorHandler: c.config.WatchErrorHandler,
+		UseWatchList:      c.config.UseWatchList,
 		Logger:            c.config.Logger,
 		Tracer:            c.config.Tracer,
 	})

@@ -99,6 +99,11 @@
 //   - The informer runs on a DeltaFIFO by default (QueueKind), as the
 //     articles teach; client-go switched its default to the RealFIFO in
 //     1.36. Both are built; docs/informer.md says why the default differs.
+//   - The informer lists, then watches, by default, as the articles teach;
+//     client-go's informers have filled their cache with a streaming list
+//     by default since 1.35 (the WatchListClient feature gate).
+//     SharedIndexInformerOptions.UseWatchList (FactoryOptions.UseWatchList)
+//     selects the streaming list.
 //   - SharedInformerFactory.InformerFor takes a listwatch.Resource instead
 //     of a typed accessor per resource, so a program's own Go type is
 //     watched through a Resource literal (Example_userDefinedType); listers

@@ -84,6 +84,11 @@ type FactoryOptions struct {
 	Clock  clock.Clock
 	Logger *slog.Logger
 	Tracer *trace.Tracer
+	// UseWatchList is every informer's SharedIndexInformerOptions.UseWatchList:
+	// a streaming list instead of a paged LIST. client-go's factory has no
+	// option for it: its WatchListClient feature gate (on by default since
+	// 1.35) decides for every reflector in the process.
+	UseWatchList bool
 }
 
 type sharedInformerFactory struct {
@@ -136,6 +141,7 @@ func (f *sharedInformerFactory) InformerFor(r listwatch.Resource) SharedIndexInf
 		Logger:       f.opts.Logger,
 		Tracer:       f.opts.Tracer.With(trace.Resource(key)), // which informer an event is from
 		Transform:    f.opts.Transform,
+		UseWatchList: f.opts.UseWatchList,
 	})
 	f.informers[key] = inf
 	return inf

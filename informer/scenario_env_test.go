@@ -18,7 +18,6 @@ import (
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/indexer"
 	"github.com/kinformer/kinformer/listwatch"
-	"github.com/kinformer/kinformer/reflector"
 	"github.com/kinformer/kinformer/trace"
 	"github.com/kinformer/kinformer/workqueue"
 )
@@ -108,6 +107,7 @@ func (e *scEnv) informer() *sharedIndexInformer {
 	inf := NewSharedIndexInformerWithOptions(lw, e.resource.New(), SharedIndexInformerOptions{
 		ResyncPeriod: e.resync,
 		Queue:        e.queueKind,
+		UseWatchList: e.watchList,
 		Logger:       scQuietLogger,
 		Tracer:       e.tracer,
 	}).(*sharedIndexInformer)
@@ -131,46 +131,12 @@ func (e *scEnv) start() ([]string, error) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e.stopInformer, e.informerDone = cancel, make(chan struct{})
-	if e.watchList {
-		e.runWithWatchList(ctx)
-	} else {
-		go func() {
-			defer close(e.informerDone)
-			inf.Run(ctx)
-		}()
-	}
-	out := e.settle()
-	return append(out, fmt.Sprintf("synced: %v, rv %s", inf.HasSynced(), scOr(inf.LastSyncResourceVersion(), `""`))), nil
-}
-
-// runWithWatchList is Run with a Reflector that opens a streaming list
-// (UseWatchList). The informer does not expose that option, so this builds
-// what startOnce and controller.Run build, with it set.
-func (e *scEnv) runWithWatchList(ctx context.Context) {
-	s := e.inf
-	s.startedLock.Lock()
-	q := s.newQueue()
-	c := New(Config{Queue: q, ListerWatcher: s.listerWatcher, ExpectedType: s.objectType,
-		Process: s.HandleDeltas, Clock: s.clock, Logger: s.logger, Tracer: s.tracer}).(*controller)
-	r := reflector.New(s.listerWatcher, q, reflector.Options{
-		ExpectedType: s.objectType, FullResyncPeriod: s.resyncCheckPeriod, ShouldResync: s.processor.shouldResync,
-		UseWatchList: true, Clock: s.clock, Logger: s.logger, Tracer: s.tracer,
-	})
-	c.reflector = r
-	s.controller = c
-	s.processor.start()
-	s.started = true
-	s.startedLock.Unlock()
 	go func() {
 		defer close(e.informerDone)
-		defer s.stopProcessing()
-		stopClosing := context.AfterFunc(ctx, q.Close)
-		defer stopClosing()
-		var wg sync.WaitGroup
-		wg.Go(func() { r.Run(ctx) })
-		c.processLoop(ctx)
-		wg.Wait()
+		inf.Run(ctx)
 	}()
+	out := e.settle()
+	return append(out, fmt.Sprintf("synced: %v, rv %s", inf.HasSynced(), scOr(inf.LastSyncResourceVersion(), `""`))), nil
 }
 
 // settle waits for the pipeline to come to rest, opening the queue's gate

@@ -40,7 +40,7 @@ import (
 //	informer [pods|configmaps] [real] [resync=D] [watchlist]
 //	                                   the informer: resource (default pods), RealFIFO
 //	                                   instead of DeltaFIFO, default resync period,
-//	                                   streaming list (Reflector UseWatchList)
+//	                                   streaming list (SharedIndexInformerOptions.UseWatchList)
 //	handler NAME [resync=D] [feeds] [blocked]
 //	                                   add a handler; after start it is a late handler and
 //	                                   gets the cache replayed; "feeds" makes it the (one)

@@ -141,6 +141,14 @@ type SharedIndexInformerOptions struct {
 	// informer hands it to); nil logs them. SetWatchErrorHandler, client-go's
 	// way, sets the same hook later, before Run.
 	WatchErrorHandler func(r *reflector.Reflector, err error)
+	// UseWatchList fills the cache with a streaming list instead of a
+	// paged LIST: one watch with sendInitialEvents=true, whose initial
+	// events end with a bookmark, and which then goes on as the informer's
+	// watch (reflector.Options.UseWatchList, with its fallback to a paged
+	// list when the server cannot stream). client-go's informers have done
+	// this by default since 1.35 (the WatchListClient feature gate);
+	// kinformer's default is off, the list-then-watch the articles describe.
+	UseWatchList bool
 }
 
 // HandlerOptions configure AddEventHandlerWithOptions (client-go has the
@@ -186,6 +194,7 @@ type sharedIndexInformer struct {
 	transform                       deltafifo.TransformFunc
 	handlersAdded                   int // for default handler names
 	watchErrorHandler               func(r *reflector.Reflector, err error)
+	useWatchList                    bool
 	// wrapQueue, if set, wraps the queue newQueue builds. A test seam: the
 	// scenario scripts (scenario_test.go) step and pause the queue through
 	// it. nil outside tests.
@@ -226,6 +235,7 @@ func NewSharedIndexInformerWithOptions(lw listwatch.ListerWatcher, exampleObject
 		defaultEventHandlerResyncPeriod: opts.ResyncPeriod,
 		transform:                       opts.Transform,
 		watchErrorHandler:               opts.WatchErrorHandler,
+		useWatchList:                    opts.UseWatchList,
 	}
 }
 
@@ -262,6 +272,7 @@ func (s *sharedIndexInformer) startOnce() (Controller, bool) {
 		ShouldResync:      s.processor.shouldResync,
 		Process:           s.HandleDeltas,
 		WatchErrorHandler: s.watchErrorHandler,
+		UseWatchList:      s.useWatchList,
 		Clock:             s.clock,
 		Logger:            s.logger,
 		Tracer:            s.tracer,
