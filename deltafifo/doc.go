@@ -1,6 +1,7 @@
 // Package deltafifo is the queue between the Reflector and the informer: the
 // DeltaFIFO the articles describe, and the RealFIFO of client-go's in-order
-// informers (the InOrderInformers feature gate). It mirrors client-go's tools/cache delta_fifo.go and
+// informers (the InOrderInformers feature gate: their default since 1.33,
+// GA and locked on since 1.36). It mirrors client-go's tools/cache delta_fifo.go and
 // the_real_fifo.go.
 //
 // # Why a queue

@@ -26,7 +26,8 @@ type RealFIFOOptions struct {
 }
 
 // RealFIFO is the queue client-go moved to (the informers' default since
-// 1.36): every notification is kept, in the order it arrived, as its own
+// 1.33, the InOrderInformers feature gate; GA and locked on since 1.36):
+// every notification is kept, in the order it arrived, as its own
 // Delta. Nothing is merged per key, no deletion is collapsed, and Pop hands
 // out one Delta at a time (a Deltas of length 1).
 //

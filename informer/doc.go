@@ -89,16 +89,21 @@
 //   - A registration reports Pending(), the handler's backlog
 //     (client-go#1326, kubernetes#137314).
 //   - A handler that panics is recovered, logged, and called again for the
-//     next notification at once; client-go sleeps a second after a panic.
-//     A panicking initial-list add still counts as handled for HasSynced.
+//     next notification at once. client-go re-panics by default
+//     (utilruntime.ReallyCrash), which ends the process; only a program
+//     that turns ReallyCrash off gets the panic logged, the notification
+//     skipped, and a one-second sleep before the next one. A panicking
+//     initial-list add still counts as handled for HasSynced.
 //   - A newly added handler is not "due for resync" until its own period
 //     has passed (client-go marks a new listener due at once).
 //   - RemoveEventHandler is final when it returns, even from inside the
 //     handler's own call: nothing more reaches that handler (client-go's
 //     removal is asynchronous).
 //   - The informer runs on a DeltaFIFO by default (QueueKind), as the
-//     articles teach; client-go switched its default to the RealFIFO in
-//     1.36. Both are built; docs/informer.md says why the default differs.
+//     articles teach; client-go's informers have run on the RealFIFO by
+//     default since 1.33 (the InOrderInformers feature gate, GA and locked
+//     on since 1.36). Both are built; docs/informer.md says why the default
+//     differs.
 //   - The informer lists, then watches, by default, as the articles teach;
 //     client-go's informers have filled their cache with a streaming list
 //     by default since 1.35 (the WatchListClient feature gate).

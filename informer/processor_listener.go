@@ -160,9 +160,11 @@ func (p *processorListener) stop() {
 // handle calls the handler for one notification. A panicking handler is
 // recovered and logged and the notification counts as handled, so the
 // listener (and the informer, and the handler's HasSynced) keep going.
-// client-go does the same and then sleeps a second before the next
-// notification; kinformer does not sleep (one panic per notification is
-// already bounded by the number of notifications).
+// client-go's listener re-panics by default (utilruntime.HandleCrash with
+// ReallyCrash true), so a panicking handler ends the process; only with
+// ReallyCrash off does it log, skip the notification and sleep a second
+// before the next one. kinformer recovers and does not sleep (one panic per
+// notification is already bounded by the number of notifications).
 func (p *processorListener) handle(n notification) {
 	defer p.pending.Add(-1)
 	defer func() {

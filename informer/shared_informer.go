@@ -96,8 +96,9 @@ const (
 	// delta since it was last popped, handed out together. The default.
 	DeltaFIFOQueue QueueKind = iota
 	// RealFIFOQueue is the queue of client-go's in-order informers (the
-	// InOrderInformers feature gate): every notification
-	// in arrival order, one at a time.
+	// InOrderInformers feature gate, their default since 1.33, GA and
+	// locked on since 1.36): every notification in arrival order, one at a
+	// time.
 	RealFIFOQueue
 )
 

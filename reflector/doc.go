@@ -92,7 +92,7 @@
 //	streaming list        rv
 //	initial event         type key rv
 //	initial events end    rv n
-//	streaming list failed rv reason next                   warning; next: retry, fallback to list, relist at ""
+//	streaming list failed rv reason next                   warning; next: retry, retry at once, fallback to list, relist at ""
 //	watch                 rv (from)
 //	watch event           type key rv                      every event applied to the store
 //	bookmark              rv
@@ -117,8 +117,10 @@
 //     can exercise timeouts quickly (they use a fake clock anyway).
 //   - A list at a specific resourceVersion is never paged, even if PageSize
 //     is set (client-go pages it when the first list came back paged).
-//   - No internal-error retry window for 500s on a watch (client-go retries
-//     those for a while before relisting); a 500 relists after the backoff.
+//   - No MaxInternalErrorRetryDuration: a 500 on a watch relists after the
+//     backoff, which is what client-go does by default too (its window of
+//     rewatches after a 500 is 0 unless a program sets that field, and no
+//     informer does).
 //   - Decode failures and cut connections come from package listwatch as
 //     Error events (client-go's StreamWatcher swallows cut connections and
 //     just closes). A cut or reset connection is reported to the watch

@@ -136,7 +136,7 @@ func TestReflector_NextPhase(t *testing.T) {
 			openFailed(tooMany), transition{to: backOff(5*time.Second, rewatch), reason: "429 TooManyRequests", report: tooMany, resync: true}},
 		{"watch gets HTTP 410: back off, relist; the lap ends", "watch returns: Run backs off, lists at the last version", false,
 			openFailed(expired), transition{to: backOff(0, paged), reason: "410 Expired", report: expired, endsLap: true}},
-		{"watch gets 500: back off, relist", "watch returns (no internal-error retry window: a difference)", false,
+		{"watch gets 500: back off, relist", "watch returns: no MaxInternalErrorRetryDuration window (0, client-go's default)", false,
 			openFailed(internal), transition{to: backOff(0, paged), reason: "500 InternalError", report: internal, endsLap: true}},
 		{"watch request cut before an answer: back off, relist", "a failed request is not a dropped stream", false,
 			openFailed(eofOpen), transition{to: backOff(0, paged), reason: "dropped connection", report: eofOpen, endsLap: true}},
