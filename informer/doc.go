@@ -71,7 +71,9 @@
 //     DeletedFinalStateUnknown with a finalStateUnknown flag, so the
 //     type assertion and tombstone unwrap every client-go handler repeats
 //     (and gets wrong, kubernetes#112354) are written once. An object of
-//     another type is logged and skipped.
+//     another type is logged and skipped. DeleteObjectFunc gets a delete
+//     as today's client-go typed handlers do, a DeletedObject[T] with its
+//     key, also when the tombstone carries no object.
 //   - One configuration style: every constructor takes one options struct
 //     (SharedIndexInformerOptions, FactoryOptions, reflector.Options), not
 //     client-go's mix of positional arguments, functional options

@@ -49,3 +49,52 @@ func TestTypedResourceEventHandlerFuncs(t *testing.T) {
 	empty.OnUpdate(cm, cm)
 	empty.OnDelete(cm)
 }
+
+// A delete whose tombstone carries no object still reaches a typed handler,
+// with its key, as client-go's typed handlers get it (DeletedObject[T]):
+// DeleteObjectFunc gets every delete, the key always there (GetKey,
+// GetNamespace, GetName) and the object when the informer knew one. A
+// handler with only DeleteFunc, which needs a T, cannot be given that
+// delete: it is logged and skipped.
+func TestTypedResourceEventHandlerFuncs_TombstoneWithoutObjectKeepsItsKey(t *testing.T) {
+	var got []string
+	h := TypedResourceEventHandlerFuncs[*api.Pod]{
+		DeleteObjectFunc: func(d DeletedObject[*api.Pod]) {
+			obj := "no object"
+			if d.OptionalObj != nil {
+				obj = "object " + d.OptionalObj.Name
+			}
+			line := fmt.Sprintf("delete key=%s namespace=%s name=%s finalStateUnknown=%v, %s",
+				d.GetKey(), d.GetNamespace(), d.GetName(), d.FinalStateUnknown != nil, obj)
+			t.Log(line)
+			got = append(got, line)
+		},
+		DeleteFunc: func(*api.Pod, bool) { t.Error("DeleteFunc is not called when DeleteObjectFunc is set") },
+		Logger:     expectedLogs(t),
+	}
+	h.OnDelete(pod("a"))
+	h.OnDelete(deltafifo.DeletedFinalStateUnknown{Key: "default/b", Obj: pod("b")})
+	h.OnDelete(deltafifo.DeletedFinalStateUnknown{Key: "default/c"})
+	h.OnDelete(deltafifo.DeletedFinalStateUnknown{Key: "node-1"}) // a cluster-scoped key
+	h.OnDelete(deltafifo.DeletedFinalStateUnknown{Key: "default/d", Obj: &api.ConfigMap{}})
+	require.Equal(t, []string{
+		"delete key=default/a namespace=default name=a finalStateUnknown=false, object a",
+		"delete key=default/b namespace=default name=b finalStateUnknown=true, object b",
+		"delete key=default/c namespace=default name=c finalStateUnknown=true, no object",
+		"delete key=node-1 namespace= name=node-1 finalStateUnknown=true, no object",
+	}, got, "every delete of a pod, with its key; the ConfigMap is skipped")
+
+	got = nil
+	onlyDeleteFunc := TypedResourceEventHandlerFuncs[*api.Pod]{
+		DeleteFunc: func(p *api.Pod, unknown bool) {
+			got = append(got, fmt.Sprintf("delete %s unknown=%v", p.Name, unknown))
+		},
+		Logger: expectedLogs(t),
+	}
+	onlyDeleteFunc.OnDelete(deltafifo.DeletedFinalStateUnknown{Key: "default/c"})
+	onlyDeleteFunc.OnDelete(deltafifo.DeletedFinalStateUnknown{Key: "default/b", Obj: pod("b")})
+	require.Equal(t, []string{"delete b unknown=true"}, got, "DeleteFunc needs a T: the object-less tombstone is logged and skipped")
+
+	var zero DeletedObject[*api.Pod]
+	require.Empty(t, zero.GetKey(), "no tombstone and no object: no key, and no panic on the nil pointer")
+}
