@@ -56,7 +56,8 @@ type SharedIndexInformer interface {
 	//     no timer, and its handlers get no resync whatever they ask for.
 	AddEventHandlerWithResyncPeriod(handler ResourceEventHandler, resyncPeriod time.Duration) (ResourceEventHandlerRegistration, error)
 	// AddEventHandlerWithOptions is AddEventHandler with options: a name
-	// for logs and the trace, and the handler's own resync period.
+	// for logs and the trace, the handler's own resync period, and a
+	// logger for its log lines.
 	AddEventHandlerWithOptions(handler ResourceEventHandler, opts HandlerOptions) (ResourceEventHandlerRegistration, error)
 	// RemoveEventHandler unregisters a handler. Notifications it has not
 	// handled yet are dropped; one in progress finishes. A handler may
@@ -153,7 +154,7 @@ type SharedIndexInformerOptions struct {
 }
 
 // HandlerOptions configure AddEventHandlerWithOptions (client-go has the
-// same method; Name is kinformer's).
+// same method and options, Logger and ResyncPeriod; Name is kinformer's).
 type HandlerOptions struct {
 	// Name names the handler in logs and trace events. Default
 	// "handler-N", N counting the informer's registrations from 1.
@@ -161,6 +162,11 @@ type HandlerOptions struct {
 	// ResyncPeriod, if set, is the handler's own resync period (0: none);
 	// otherwise the informer's default.
 	ResyncPeriod *time.Duration
+	// Logger, if set, receives this handler's log lines instead of the
+	// informer's Logger: the adjustments of its resync period when it is
+	// added, and its panics. client-go's HandlerOptions.Logger, whose
+	// default is klog.Background(); kinformer's is the informer's Logger.
+	Logger *slog.Logger
 }
 
 // minimumResyncPeriod is the smallest resync period a handler can get.
@@ -337,6 +343,10 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	if opts.ResyncPeriod != nil {
 		resyncPeriod = *opts.ResyncPeriod
 	}
+	logger := s.logger
+	if opts.Logger != nil {
+		logger = opts.Logger
+	}
 	s.handlersAdded++
 	name := opts.Name
 	if name == "" {
@@ -345,12 +355,12 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 
 	if resyncPeriod > 0 {
 		if resyncPeriod < minimumResyncPeriod {
-			s.logger.Warn("informer: resync period too small; using the minimum", "requested", resyncPeriod, "minimum", minimumResyncPeriod)
+			logger.Warn("informer: resync period too small; using the minimum", "requested", resyncPeriod, "minimum", minimumResyncPeriod)
 			resyncPeriod = minimumResyncPeriod
 		}
 		if resyncPeriod < s.resyncCheckPeriod {
 			if s.started {
-				s.logger.Warn("informer: resync period smaller than the running informer's check period; using the check period",
+				logger.Warn("informer: resync period smaller than the running informer's check period; using the check period",
 					"requested", resyncPeriod, "checkPeriod", s.resyncCheckPeriod)
 				resyncPeriod = s.resyncCheckPeriod
 			} else {
@@ -360,9 +370,9 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	}
 	effective := determineResyncPeriod(resyncPeriod, s.resyncCheckPeriod)
 	if effective != resyncPeriod {
-		s.logger.Warn("informer: handler resync period adjusted", "requested", resyncPeriod, "effective", effective)
+		logger.Warn("informer: handler resync period adjusted", "requested", resyncPeriod, "effective", effective)
 	}
-	l := newProcessListener(handler, effective, s.clock.Now(), s.HasSynced, s.logger)
+	l := newProcessListener(handler, effective, s.clock.Now(), s.HasSynced, logger)
 	l.name = name
 	l.tracer = s.cacheTrace
 
