@@ -219,6 +219,10 @@ func (t *texts) reason(r string) string {
 		return "监听过短"
 	case "dropped connection":
 		return "连接断开"
+	case "dropped connection before the initial-events-end bookmark":
+		return "在初始事件结束书签（initial-events-end bookmark）之前连接断开"
+	case "ended before the initial-events-end bookmark":
+		return "在初始事件结束书签（initial-events-end bookmark）之前结束"
 	case "ended cleanly":
 		return "监听正常结束"
 	case "connection refused":

@@ -160,3 +160,20 @@ func TestDemo_LangZhCNPicksChinese(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, english, o.lang)
 }
+
+// Every reason a reflector gives for a phase change (reflector/phases.go)
+// reads in Chinese in Chinese mode, the streaming list's too.
+func TestNarration_ReflectorReasonsInChinese(t *testing.T) {
+	zh := textsFor(chinese)
+	for _, r := range []string{
+		"start", "listed", "backoff over", "context ended", "stopped", "very short watch",
+		"dropped connection", "ended cleanly", "connection refused", "410 Expired", "504 too large resource version",
+		"dropped connection before the initial-events-end bookmark", "ended before the initial-events-end bookmark",
+		"streaming list: very short watch", "streaming list: ended before the initial-events-end bookmark",
+	} {
+		got := zh.reason(r)
+		t.Logf("%s → %s", r, got)
+		require.NotEqual(t, r, got, "reason %q has no Chinese", r)
+		require.NotContains(t, got, "streaming list", "reason %q keeps English words", r)
+	}
+}
