@@ -99,6 +99,10 @@
 //   - The informer runs on a DeltaFIFO by default (QueueKind), as the
 //     articles teach; client-go switched its default to the RealFIFO in
 //     1.36. Both are built; docs/informer.md says why the default differs.
+//     The RealFIFO's 1.36 modes (atomic relists, unlocking while
+//     processing, batches, bookmarks), on by default in client-go, are off
+//     unless SharedIndexInformerOptions.RealFIFO asks for them
+//     (RealFIFOFeatures, ClientGo136; handle_batch.go).
 //   - SharedInformerFactory.InformerFor takes a listwatch.Resource instead
 //     of a typed accessor per resource, so a program's own Go type is
 //     watched through a Resource literal (Example_userDefinedType); listers

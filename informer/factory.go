@@ -84,6 +84,9 @@ type FactoryOptions struct {
 	Clock  clock.Clock
 	Logger *slog.Logger
 	Tracer *trace.Tracer
+	// RealFIFO is every informer's SharedIndexInformerOptions.RealFIFO:
+	// client-go 1.36's queue modes, with Queue RealFIFOQueue.
+	RealFIFO RealFIFOFeatures
 }
 
 type sharedInformerFactory struct {
@@ -136,6 +139,7 @@ func (f *sharedInformerFactory) InformerFor(r listwatch.Resource) SharedIndexInf
 		Logger:       f.opts.Logger,
 		Tracer:       f.opts.Tracer.With(trace.Resource(key)), // which informer an event is from
 		Transform:    f.opts.Transform,
+		RealFIFO:     f.opts.RealFIFO,
 	})
 	f.informers[key] = inf
 	return inf

@@ -80,6 +80,13 @@ type SharedIndexInformer interface {
 	// LastSyncResourceVersion is the resourceVersion the cache last caught
 	// up to ("" before the first list).
 	LastSyncResourceVersion() string
+	// LastStoreSyncResourceVersion is the resourceVersion of the last
+	// write the cache itself took (indexer.Store's: a relist's, an
+	// event's, a bookmark's), so it never runs ahead of what handlers can
+	// read. "" unless the informer runs with RealFIFOFeatures.AtomicFIFO:
+	// a relist applied object by object leaves the store's version
+	// meaningless, and client-go answers "" without its AtomicFIFO gate.
+	LastStoreSyncResourceVersion() string
 	// SetWatchErrorHandler sets the hook that sees every list or watch
 	// failure, replacing SharedIndexInformerOptions.WatchErrorHandler.
 	// Only before Run.
@@ -100,6 +107,47 @@ const (
 	// in arrival order, one at a time.
 	RealFIFOQueue
 )
+
+// RealFIFOFeatures selects, for an informer whose Queue is RealFIFOQueue,
+// the modes of client-go 1.36's RealFIFO (deltafifo/the_real_fifo_modes.go).
+// Each field is named after the client-go feature gate that turns the mode
+// on; all three are on by default in client-go 1.36 and off here unless
+// set, so the informer stays the articles' one. With DeltaFIFOQueue they
+// are ignored (a warning is logged).
+type RealFIFOFeatures struct {
+	// AtomicFIFO (beta, 1.36): a relist is one ReplacedAll item that
+	// replaces the cache in one write before any handler hears of it
+	// (deletes for what vanished, then adds and updates for the list); a
+	// resync is one SyncAll item; the queue has no KnownObjects; watch
+	// bookmarks reach the store (deltafifo.RealFIFOOptions.AtomicEvents
+	// and EmitDeltaTypeBookmark); LastStoreSyncResourceVersion reports the
+	// store's version.
+	AtomicFIFO bool
+	// UnlockWhileProcessingFIFO (beta, 1.36): the queue's lock is released
+	// while the handlers are notified, while fewer than 2,000 deltas are
+	// queued (deltafifo.RealFIFOOptions.UnlockWhileProcessing). Only with
+	// AtomicFIFO, as in client-go, which ignores it otherwise.
+	UnlockWhileProcessingFIFO bool
+	// InOrderInformersBatchProcess (beta, 1.35): the informer pops up to
+	// 1,000 deltas of distinct keys at once (deltafifo.RealFIFO.PopBatch),
+	// applies them to the cache in one transaction, then notifies once per
+	// delta, in order.
+	InOrderInformersBatchProcess bool
+}
+
+// ClientGo136 is what client-go 1.36 runs by default: every mode on.
+func ClientGo136() RealFIFOFeatures {
+	return RealFIFOFeatures{AtomicFIFO: true, UnlockWhileProcessingFIFO: true, InOrderInformersBatchProcess: true}
+}
+
+// realFIFOOptions are the queue options the features ask for.
+func (f RealFIFOFeatures) realFIFOOptions() deltafifo.RealFIFOOptions {
+	return deltafifo.RealFIFOOptions{
+		AtomicEvents:          f.AtomicFIFO,
+		UnlockWhileProcessing: f.AtomicFIFO && f.UnlockWhileProcessingFIFO,
+		EmitDeltaTypeBookmark: f.AtomicFIFO,
+	}
+}
 
 // SharedIndexInformerOptions configure NewSharedIndexInformerWithOptions.
 type SharedIndexInformerOptions struct {
@@ -141,6 +189,10 @@ type SharedIndexInformerOptions struct {
 	// informer hands it to); nil logs them. SetWatchErrorHandler, client-go's
 	// way, sets the same hook later, before Run.
 	WatchErrorHandler func(r *reflector.Reflector, err error)
+	// RealFIFO turns on client-go 1.36's queue modes (atomic relists,
+	// unlocking while processing, batches) when Queue is RealFIFOQueue.
+	// Zero: the RealFIFO of the InOrderInformers gate (1.33).
+	RealFIFO RealFIFOFeatures
 }
 
 // HandlerOptions configure AddEventHandlerWithOptions (client-go has the
@@ -163,6 +215,7 @@ type sharedIndexInformer struct {
 	listerWatcher listwatch.ListerWatcher
 	objectType    api.Object
 	queueKind     QueueKind
+	realFIFO      RealFIFOFeatures // zero unless queueKind is RealFIFOQueue
 	clock         clock.Clock
 	logger        *slog.Logger
 	// tracer is the Tracer of the options, tagged with the resource; the
@@ -212,12 +265,17 @@ func NewSharedIndexInformerWithOptions(lw listwatch.ListerWatcher, exampleObject
 		opts.Logger = slog.Default()
 	}
 	logger := opts.Logger.With("informer", fmt.Sprintf("%T", exampleObject))
+	if opts.Queue != RealFIFOQueue && opts.RealFIFO != (RealFIFOFeatures{}) {
+		logger.Warn("informer: RealFIFO features ignored: the queue is not a RealFIFO", "features", opts.RealFIFO)
+		opts.RealFIFO = RealFIFOFeatures{}
+	}
 	return &sharedIndexInformer{
 		indexer:                         indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, opts.Indexers),
 		processor:                       newSharedProcessor(opts.Clock),
 		listerWatcher:                   lw,
 		objectType:                      exampleObject,
 		queueKind:                       opts.Queue,
+		realFIFO:                        opts.RealFIFO,
 		clock:                           opts.Clock,
 		logger:                          logger,
 		tracer:                          opts.Tracer,
@@ -261,6 +319,7 @@ func (s *sharedIndexInformer) startOnce() (Controller, bool) {
 		FullResyncPeriod:  s.resyncCheckPeriod,
 		ShouldResync:      s.processor.shouldResync,
 		Process:           s.HandleDeltas,
+		ProcessBatch:      s.processBatch(),
 		WatchErrorHandler: s.watchErrorHandler,
 		Clock:             s.clock,
 		Logger:            s.logger,
@@ -275,7 +334,12 @@ func (s *sharedIndexInformer) startOnce() (Controller, bool) {
 func (s *sharedIndexInformer) newQueue() deltafifo.Queue {
 	var q deltafifo.Queue
 	if s.queueKind == RealFIFOQueue {
-		q = deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KnownObjects: s.indexer, Transform: s.transform, Tracer: s.tracer})
+		opts := s.realFIFO.realFIFOOptions()
+		if !opts.AtomicEvents {
+			opts.KnownObjects = s.indexer // an atomic queue reads no cache
+		}
+		opts.Transform, opts.Tracer = s.transform, s.tracer
+		q = deltafifo.NewRealFIFO(opts)
 	} else {
 		q = deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Transform: s.transform, Tracer: s.tracer})
 	}
@@ -283,6 +347,15 @@ func (s *sharedIndexInformer) newQueue() deltafifo.Queue {
 		q = s.wrapQueue(q)
 	}
 	return q
+}
+
+// processBatch is the controller's ProcessBatch: HandleBatch if the
+// informer pops batches, else nil.
+func (s *sharedIndexInformer) processBatch() deltafifo.ProcessBatchFunc {
+	if !s.realFIFO.InOrderInformersBatchProcess {
+		return nil
+	}
+	return s.HandleBatch
 }
 
 // stopProcessing marks the informer stopped (no handler can be added any
@@ -418,6 +491,14 @@ func (s *sharedIndexInformer) LastSyncResourceVersion() string {
 		return ""
 	}
 	return c.LastSyncResourceVersion()
+}
+
+// LastStoreSyncResourceVersion implements SharedIndexInformer.
+func (s *sharedIndexInformer) LastStoreSyncResourceVersion() string {
+	if !s.realFIFO.AtomicFIFO {
+		return ""
+	}
+	return s.indexer.LastStoreSyncResourceVersion()
 }
 
 // SetWatchErrorHandler implements SharedIndexInformer.
