@@ -111,6 +111,10 @@ type RealFIFO struct {
 	// The 1.36 modes (RealFIFOOptions).
 	atomic, unlockWhileProcessing, emitBookmark bool
 	batchSize                                   int
+	// batchKeys is PopBatch's set of the keys in the batch being built,
+	// kept between calls (cleared, under the lock) so that a busy
+	// informer does not allocate a map for every batch.
+	batchKeys map[qkey]struct{}
 }
 
 var (

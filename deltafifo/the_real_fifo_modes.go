@@ -166,7 +166,14 @@ func (f *RealFIFO) batchLenLocked() int {
 	if f.initialPopulationCount > 0 {
 		limit = min(limit, f.initialPopulationCount)
 	}
-	seen := make(map[qkey]struct{}, limit)
+	if limit <= 1 {
+		return 1 // the steady state of a watch: one delta at a time
+	}
+	if f.batchKeys == nil {
+		f.batchKeys = make(map[qkey]struct{}, limit)
+	}
+	seen := f.batchKeys
+	defer clear(seen)
 	for i, d := range f.items[:limit] {
 		if !batchable(d.Type) {
 			return max(i, 1)
