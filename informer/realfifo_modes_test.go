@@ -54,7 +54,9 @@ func TestRealFIFO_AtomicReplaceIsOneItem(t *testing.T) {
 				opts.KnownObjects = cache
 			}
 			q := deltafifo.NewRealFIFO(opts)
-			q.Add(podAt("a", "1")) // only so that the relist is not the initial list; popped below
+			// a's Add, already in the cache: popped and dropped, only so that
+			// the relist below is not the initial list.
+			require.NoError(t, q.Add(podAt("a", "1")))
 			_, err := q.Pop(func(deltafifo.Deltas, bool) error { return nil })
 			require.NoError(t, err)
 
