@@ -151,7 +151,11 @@ func timeOnce(f func()) time.Duration {
 //     over half the stream: what a second core adds to decoding alone.
 //   - bare-onepass: a single-goroutine loop with the pipeline's decoder,
 //     onepass.Unmarshal (internal/onepass).
-//   - DeltaFIFO, RealFIFO: the informer with each queue.
+//   - DeltaFIFO, RealFIFO: the informer with each queue; RealFIFO-1.36:
+//     with client-go 1.36's modes (informer.ClientGo136): a watch event
+//     is not merged or reordered either way, but the informer pops up to
+//     1,000 at once into one cache transaction, and the Reflector's writes
+//     do not wait for the handlers.
 //   - DeltaFIFO-nohandler: no handler; done when the indexer holds the last
 //     event (polled every ms). The difference to DeltaFIFO is the cost of
 //     handler dispatch.
@@ -192,9 +196,10 @@ func BenchmarkWatchPipeline100k(b *testing.B) {
 		}
 		b.ReportMetric(float64(bareWatchNs)/float64(onepassWatchNs), "x-bare")
 	})
-	b.Run("DeltaFIFO", func(b *testing.B) { benchWatchPipeline(b, d, informer.DeltaFIFOQueue, true) })
-	b.Run("RealFIFO", func(b *testing.B) { benchWatchPipeline(b, d, informer.RealFIFOQueue, true) })
-	b.Run("DeltaFIFO-nohandler", func(b *testing.B) { benchWatchPipeline(b, d, informer.DeltaFIFOQueue, false) })
+	b.Run("DeltaFIFO", func(b *testing.B) { benchWatchPipeline(b, d, deltaFIFO, true) })
+	b.Run("RealFIFO", func(b *testing.B) { benchWatchPipeline(b, d, realFIFO, true) })
+	b.Run("RealFIFO-1.36", func(b *testing.B) { benchWatchPipeline(b, d, realFIFO136, true) })
+	b.Run("DeltaFIFO-nohandler", func(b *testing.B) { benchWatchPipeline(b, d, deltaFIFO, false) })
 }
 
 func reportEvents(b *testing.B, events int) {
@@ -203,7 +208,17 @@ func reportEvents(b *testing.B, events int) {
 	b.ReportMetric(perOp/float64(events), "ns/event")
 }
 
-func benchWatchPipeline(b *testing.B, d *watchData, q informer.QueueKind, handler bool) {
+// The informers the pipeline benchmarks compare: the articles' DeltaFIFO,
+// the RealFIFO of the InOrderInformers gate (1.33), and the RealFIFO with
+// client-go 1.36's modes (atomic relists, unlocking while processing,
+// batches of up to 1,000 deltas in one cache transaction).
+var (
+	deltaFIFO   = informer.SharedIndexInformerOptions{Queue: informer.DeltaFIFOQueue}
+	realFIFO    = informer.SharedIndexInformerOptions{Queue: informer.RealFIFOQueue}
+	realFIFO136 = informer.SharedIndexInformerOptions{Queue: informer.RealFIFOQueue, RealFIFO: informer.ClientGo136()}
+)
+
+func benchWatchPipeline(b *testing.B, d *watchData, opts informer.SharedIndexInformerOptions, handler bool) {
 	srv := newServer(emptyList, d.frames)
 	defer srv.Close()
 	client, err := listwatch.NewClient(listwatch.Config{Server: srv.URL, DecodeWorkers: benchWorkers()})
@@ -216,7 +231,8 @@ func benchWatchPipeline(b *testing.B, d *watchData, q informer.QueueKind, handle
 		b.StopTimer()
 		srv.watches.Store(0)
 		lw := listwatch.NewFilteredListWatchFromClient(client, listwatch.Pods, "default", nil)
-		inf := informer.NewSharedIndexInformerWithOptions(lw, &api.Pod{}, informer.SharedIndexInformerOptions{Logger: quiet, Queue: q})
+		opts.Logger = quiet
+		inf := informer.NewSharedIndexInformerWithOptions(lw, &api.Pod{}, opts)
 		all := make(chan struct{})
 		if handler {
 			var count atomic.Int64
@@ -343,7 +359,9 @@ func (s *peakSampler) Stop() (peak, live uint64) {
 //   - bare-decode: the yardstick, json.Unmarshal of the same body.
 //   - bare-onepass: onepass.Unmarshal of the same body, the pipeline's
 //     decoder on one goroutine.
-//   - DeltaFIFO, RealFIFO: the informer with each queue.
+//   - DeltaFIFO, RealFIFO: the informer with each queue; RealFIFO-1.36:
+//     with client-go 1.36's modes, where the list is one ReplacedAll item
+//     the informer applies in one cache write.
 //
 // Custom metrics (the last iteration's):
 //
@@ -387,11 +405,12 @@ func BenchmarkListSync50k(b *testing.B) {
 		}
 		b.ReportMetric(float64(bareListNs)/float64(onepassListNs), "x-bare")
 	})
-	b.Run("DeltaFIFO", func(b *testing.B) { benchListSync(b, body, informer.DeltaFIFOQueue) })
-	b.Run("RealFIFO", func(b *testing.B) { benchListSync(b, body, informer.RealFIFOQueue) })
+	b.Run("DeltaFIFO", func(b *testing.B) { benchListSync(b, body, deltaFIFO) })
+	b.Run("RealFIFO", func(b *testing.B) { benchListSync(b, body, realFIFO) })
+	b.Run("RealFIFO-1.36", func(b *testing.B) { benchListSync(b, body, realFIFO136) })
 }
 
-func benchListSync(b *testing.B, body []byte, q informer.QueueKind) {
+func benchListSync(b *testing.B, body []byte, opts informer.SharedIndexInformerOptions) {
 	srv := newServer(body, nil)
 	defer srv.Close()
 	client, err := listwatch.NewClient(listwatch.Config{Server: srv.URL, DecodeWorkers: benchWorkers()})
@@ -404,7 +423,8 @@ func benchListSync(b *testing.B, body []byte, q informer.QueueKind) {
 	for b.Loop() {
 		b.StopTimer()
 		lw := listwatch.NewFilteredListWatchFromClient(client, listwatch.Pods, "default", nil)
-		inf := informer.NewSharedIndexInformerWithOptions(lw, &api.Pod{}, informer.SharedIndexInformerOptions{Logger: quiet, Queue: q})
+		opts.Logger = quiet
+		inf := informer.NewSharedIndexInformerWithOptions(lw, &api.Pod{}, opts)
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		before := liveHeap()

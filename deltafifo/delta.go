@@ -27,11 +27,27 @@ const (
 	// Sync: a periodic resync replayed the cached object; nothing changed on
 	// the server. Also what Replace emits without EmitDeltaTypeReplaced.
 	Sync DeltaType = "Sync"
+
+	// The deltas of client-go 1.36's RealFIFO modes (the_real_fifo_modes.go).
+	// None has a key: each is about the whole resource.
+
+	// ReplacedAll: a whole relist as one delta, queued by a RealFIFO with
+	// AtomicEvents (client-go: AtomicFIFO). The Object is a
+	// ReplacedAllInfo: the list and its resourceVersion.
+	ReplacedAll DeltaType = "ReplacedAll"
+	// SyncAll: a whole resync as one delta (AtomicEvents). The Object is a
+	// SyncAllInfo; the informer replays its cache when it pops it.
+	SyncAll DeltaType = "SyncAll"
+	// Bookmark: the server said nothing changed up to a resourceVersion
+	// (a watch BOOKMARK), queued by a RealFIFO with EmitDeltaTypeBookmark
+	// (client-go 1.36, KEP-5647). The Object is a BookmarkInfo.
+	Bookmark DeltaType = "Bookmark"
 )
 
 // Delta is one change: its type and the object after the change. Object is
 // an api.Object, or, for a Deleted delta found by a relist, a
-// DeletedFinalStateUnknown.
+// DeletedFinalStateUnknown; for ReplacedAll, SyncAll and Bookmark, a
+// ReplacedAllInfo, SyncAllInfo or BookmarkInfo.
 type Delta struct {
 	Type   DeltaType
 	Object any

@@ -54,7 +54,10 @@
 //
 // Pop blocks until a key is queued and calls process under the queue's lock,
 // so while the informer applies one key's deltas to its cache, Replace and
-// Resync cannot look at a half-updated cache. HasSynced turns true once every
+// Resync cannot look at a half-updated cache. (That is the DeltaFIFO's and
+// the articles'; a RealFIFO with UnlockWhileProcessing, client-go 1.36's
+// default, lets go of the lock, because in atomic mode Replace and Resync
+// no longer read the cache.) HasSynced turns true once every
 // item of the first Replace has been popped: the moment the cache holds the
 // initial list (WaitForCacheSync waits for it). Close wakes Pop and makes it
 // return ErrFIFOClosed once the queue is empty.
@@ -66,6 +69,15 @@
 // informer can run on either queue through the Queue interface; docs/
 // deltafifo.md explains why upstream changed, and TestQueues_SideBySide feeds
 // both the same input.
+//
+// client-go 1.35 and 1.36 gave the RealFIFO four modes, each behind a
+// feature gate that is on by default there, each off here unless
+// RealFIFOOptions asks for it: a relist or a resync as one item
+// (AtomicEvents: ReplacedAll, SyncAll), the lock released while the
+// informer processes (UnlockWhileProcessing), the resourceVersion of
+// bookmarks queued for the store (EmitDeltaTypeBookmark, Bookmark), and
+// many deltas popped at once for one cache write (PopBatch).
+// the_real_fifo_modes.go tells why each exists.
 //
 // # Where kinformer differs from client-go
 //
@@ -79,9 +91,11 @@
 //     any, so a bad list fails whole instead of half-queued.
 //   - ListKeys and List return the queued keys in queue order, not map
 //     order, so tests and scenario scripts can print them.
-//   - The RealFIFO has no atomic-events mode (one ReplacedAll delta per
-//     relist) and no batch Pop; they serve client-go features kinformer does
-//     not have. A nil KnownObjects is allowed and means an empty cache.
+//   - A RealFIFO without AtomicEvents may have a nil KnownObjects (an
+//     empty cache); client-go requires one there.
+//   - RealFIFOOptions.Validate returns, as an error, what client-go panics
+//     with ("coding error"); NewRealFIFO panics with it.
+//   - RealFIFOOptions.BatchSize can be set (client-go fixes it at 1,000).
 //   - Objects are api.Object; Delta.Object is any because it may hold a
 //     DeletedFinalStateUnknown.
 //

@@ -72,9 +72,20 @@ func newKnown(objs ...api.Object) sortedKnown {
 // applyDeltas does to the cache what the informer does with popped deltas:
 // oldest to newest, store every object and delete on Deleted (a tombstone's
 // last state, if it has one).
+//
+// The deltas of the 1.36 modes: a ReplacedAll replaces the cache with its
+// list in one write, a Bookmark records its version, a SyncAll changes
+// nothing (the informer only notifies).
 func applyDeltas(known indexer.Indexer, deltas Deltas) error {
 	for _, d := range deltas {
 		switch obj := d.Object.(type) {
+		case ReplacedAllInfo:
+			if err := known.Replace(obj.Objects, obj.ResourceVersion); err != nil {
+				return err
+			}
+		case BookmarkInfo:
+			known.Bookmark(obj.ResourceVersion)
+		case SyncAllInfo:
 		case DeletedFinalStateUnknown:
 			if obj.Obj != nil {
 				if err := known.Delete(obj.Obj); err != nil {
@@ -99,9 +110,21 @@ func applyDeltas(known indexer.Indexer, deltas Deltas) error {
 }
 
 // formatObject prints an object as its resourceVersion, a tombstone as
-// tombstone(rv), or tombstone(nil) without a final state.
+// tombstone(rv), or tombstone(nil) without a final state; a ReplacedAll's
+// list as [foo=1 bar=2 @rv=10], a Bookmark's version as @rv=12.
 func formatObject(obj any) string {
 	switch o := obj.(type) {
+	case ReplacedAllInfo:
+		parts := make([]string, 0, len(o.Objects)+1)
+		for _, item := range o.Objects {
+			key, _ := indexer.MetaNamespaceKeyFunc(item)
+			parts = append(parts, key+"="+formatObject(item))
+		}
+		return "[" + strings.Join(append(parts, "@rv="+o.ResourceVersion), " ") + "]"
+	case BookmarkInfo:
+		return "@rv=" + o.ResourceVersion
+	case SyncAllInfo:
+		return "(the cache)"
 	case DeletedFinalStateUnknown:
 		if o.Obj == nil {
 			return "tombstone(nil)"
@@ -144,8 +167,7 @@ func formatDeltaFIFO(f *DeltaFIFO) string {
 func formatRealFIFO(f *RealFIFO) string {
 	var parts []string
 	for _, d := range f.Queued() {
-		key, _ := f.KeyOf(d.Object)
-		parts = append(parts, key+" "+formatDelta(d))
+		parts = append(parts, formatKeyedDelta(f.keyer, d))
 	}
 	if len(parts) == 0 {
 		return "(empty)"
@@ -164,4 +186,44 @@ func formatCache(known indexer.Indexer) string {
 		return "(empty)"
 	}
 	return strings.Join(parts, " ")
+}
+
+// formatKeyedDelta prints a RealFIFO's delta as "key Type rv", or "Type
+// what" for a delta about no key (ReplacedAll, SyncAll, Bookmark).
+func formatKeyedDelta(k keyer, d Delta) string {
+	key, err := k.keyOf(d.Object)
+	if err != nil {
+		return formatDelta(d)
+	}
+	return key + " " + formatDelta(d)
+}
+
+// formatBatch prints a batch as "key Type rv | ...".
+func formatBatch(k keyer, batch []Delta) string {
+	parts := make([]string, len(batch))
+	for i, d := range batch {
+		parts[i] = formatKeyedDelta(k, d)
+	}
+	return strings.Join(parts, " | ")
+}
+
+// applyBatch does to the cache what the informer does with a batch: one
+// transaction, each delta one write (a tombstone deletes by its key).
+func applyBatch(known indexer.Indexer, batch []Delta) error {
+	txns := make([]indexer.Transaction, 0, len(batch))
+	for _, d := range batch {
+		switch obj := d.Object.(type) {
+		case DeletedFinalStateUnknown:
+			txns = append(txns, indexer.Transaction{Type: indexer.TransactionDelete, Key: obj.Key})
+		case api.Object:
+			typ := indexer.TransactionUpdate
+			if d.Type == Deleted {
+				typ = indexer.TransactionDelete
+			}
+			txns = append(txns, indexer.Transaction{Type: typ, Object: obj})
+		default:
+			return fmt.Errorf("unexpected delta object %T in a batch", d.Object)
+		}
+	}
+	return known.(indexer.TransactionStore).Transaction(txns...)
 }

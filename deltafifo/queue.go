@@ -23,8 +23,9 @@ type Queue interface {
 	// Pop blocks until an item is queued or the queue is closed, removes
 	// the oldest item and calls process with it, under the queue's lock
 	// (so nothing else reaches the queue until process returns; process
-	// must not call the queue itself, or it deadlocks), then returns the
-	// item and process's error. Once the queue is closed and
+	// must not call the queue itself, or it deadlocks; a RealFIFO with
+	// UnlockWhileProcessing is the exception, releasing the lock while
+	// process runs), then returns the item and process's error. Once the queue is closed and
 	// empty it returns ErrFIFOClosed. It takes no context: Close is what
 	// unblocks it.
 	Pop(process PopProcessFunc) (Deltas, error)

@@ -28,6 +28,10 @@ import (
 //	fifo delta [replaced] [no-known]  start a DeltaFIFO; replaced sets EmitDeltaTypeReplaced,
 //	                                  no-known leaves out the cache (KnownObjects)
 //	fifo real [no-known]              start a RealFIFO
+//	fifo real atomic [bookmarks] [batch=N]
+//	                                  start a RealFIFO with AtomicEvents (and
+//	                                  EmitDeltaTypeBookmark, BatchSize N): the
+//	                                  queue gets no KnownObjects; pops still fill the cache
 //	known foo=1 ns/bar=2              make the cache (the known objects) hold exactly these
 //	add foo 1 | update foo 2          Add / Update a ConfigMap foo at resourceVersion 1 / 2
 //	delete foo [3]                    Delete foo (its final state at resourceVersion 3)
@@ -35,6 +39,9 @@ import (
 //	resync                            Resync
 //	pop                               Pop one item and apply it to the cache, as the informer does
 //	pop fail                          Pop one item whose processing fails (it is not applied)
+//	popbatch                          PopBatch (RealFIFO): apply a batch to the cache in one transaction
+//	bookmark 12                       Bookmark (RealFIFO): a watch BOOKMARK at resourceVersion 12
+//	storerv                           print the cache's LastStoreSyncResourceVersion
 //	synced                            print HasSynced
 //	close                             Close the queue
 //	queue | cache                     print the queue / the cache
@@ -138,6 +145,21 @@ func (s *scenario) run(command string) ([]string, error) {
 			return nil, errors.New(`usage: pop [fail]`)
 		}
 		return s.pop(len(args) == 2), nil
+	case "popbatch":
+		if s.real == nil {
+			return nil, errors.New("popbatch: only a RealFIFO has PopBatch")
+		}
+		return s.popBatch(), nil
+	case "bookmark":
+		if s.real == nil || len(args) != 2 {
+			return nil, errors.New("usage: bookmark RESOURCEVERSION (on a RealFIFO)")
+		}
+		return s.afterWrite(s.real.Bookmark(args[1])), nil
+	case "storerv":
+		if s.known == nil {
+			return nil, errors.New("storerv: this queue has no cache (no-known)")
+		}
+		return []string{fmt.Sprintf("store rv: %q", s.known.LastStoreSyncResourceVersion())}, nil
 	case "synced":
 		return []string{fmt.Sprintf("synced: %v", s.queue.HasSynced())}, nil
 	case "close":
@@ -162,12 +184,22 @@ func (s *scenario) start(opts []string) ([]string, error) {
 		return nil, errors.New("usage: fifo delta [replaced] [no-known] | fifo real [no-known]")
 	}
 	withKnown, replaced := true, false
+	var realOpts RealFIFOOptions
 	for _, o := range opts[1:] {
+		size, isBatch := strings.CutPrefix(o, "batch=")
 		switch {
 		case o == "no-known":
 			withKnown = false
 		case o == "replaced" && opts[0] == "delta":
 			replaced = true
+		case o == "atomic" && opts[0] == "real":
+			realOpts.AtomicEvents = true
+		case o == "bookmarks" && opts[0] == "real":
+			realOpts.EmitDeltaTypeBookmark = true
+		case isBatch && opts[0] == "real":
+			if _, err := fmt.Sscan(size, &realOpts.BatchSize); err != nil {
+				return nil, fmt.Errorf("fifo real: %s: %w", o, err)
+			}
 		default:
 			return nil, fmt.Errorf("fifo %s: unknown option %q", opts[0], o)
 		}
@@ -179,13 +211,71 @@ func (s *scenario) start(opts []string) ([]string, error) {
 		s.known, knownObjects, knownText = &k, k, "the cache"
 	}
 	if opts[0] == "real" {
-		s.real = NewRealFIFO(RealFIFOOptions{KnownObjects: knownObjects, Tracer: s.tracer})
+		if realOpts.AtomicEvents {
+			return s.startAtomic(realOpts)
+		}
+		realOpts.KnownObjects, realOpts.Tracer = knownObjects, s.tracer
+		s.real = NewRealFIFO(realOpts)
 		s.queue = s.real
 		return []string{"RealFIFO, KnownObjects: " + knownText}, nil
 	}
 	s.delta = NewDeltaFIFO(DeltaFIFOOptions{KnownObjects: knownObjects, EmitDeltaTypeReplaced: replaced, Tracer: s.tracer})
 	s.queue = s.delta
 	return []string{fmt.Sprintf("DeltaFIFO, EmitDeltaTypeReplaced: %v, KnownObjects: %s", replaced, knownText)}, nil
+}
+
+// startAtomic starts a RealFIFO with AtomicEvents: the queue has no
+// KnownObjects, but the script keeps a cache that pops fill.
+func (s *scenario) startAtomic(opts RealFIFOOptions) ([]string, error) {
+	if s.known == nil {
+		k := newKnown()
+		s.known = &k
+	}
+	opts.Tracer = s.tracer
+	s.real = NewRealFIFO(opts)
+	s.queue = s.real
+	line := "RealFIFO, AtomicEvents"
+	if opts.EmitDeltaTypeBookmark {
+		line += ", EmitDeltaTypeBookmark"
+	}
+	if opts.BatchSize > 0 {
+		line += fmt.Sprintf(", BatchSize: %d", opts.BatchSize)
+	}
+	return []string{line + ", KnownObjects: none (pops fill the cache)"}, nil
+}
+
+// popBatch pops a batch (or a single item) if there is one; it never
+// blocks. A batch is applied to the cache in one transaction.
+func (s *scenario) popBatch() []string {
+	if s.real.Len() == 0 && !s.real.IsClosed() {
+		return []string{"popbatch: the queue is empty (PopBatch would block)"}
+	}
+	var line string
+	err := s.real.PopBatch(func(batch []Delta, isInInitialList bool) error {
+		line = fmt.Sprintf("batch {%s} initial=%v", formatBatch(s.real.keyer, batch), isInInitialList)
+		if s.known != nil {
+			line += ", one transaction"
+			return applyBatch(s.known.Indexer, batch)
+		}
+		return nil
+	}, func(d Deltas, isInInitialList bool) error {
+		line = fmt.Sprintf("single {%s} initial=%v", formatBatch(s.real.keyer, d), isInInitialList)
+		if s.known != nil {
+			return applyDeltas(s.known, d)
+		}
+		return nil
+	})
+	if line == "" && err != nil {
+		return []string{"popbatch: error: " + err.Error()}
+	}
+	if err != nil {
+		line += " -> error: " + err.Error()
+	}
+	out := []string{line, s.queueLine()}
+	if s.known != nil {
+		out = append(out, s.cacheLine())
+	}
+	return out
 }
 
 // pop pops one item if there is one; it never blocks.
@@ -196,7 +286,10 @@ func (s *scenario) pop(fail bool) []string {
 	var line string
 	deltas, err := s.queue.Pop(func(d Deltas, isInInitialList bool) error {
 		key, _ := keyOf(DeletionHandlingMetaNamespaceKeyFunc, d)
-		line = fmt.Sprintf("pop %s %s initial=%v", key, formatDeltas(d), isInInitialList)
+		if key != "" { // a ReplacedAll, SyncAll or Bookmark has none
+			key += " "
+		}
+		line = fmt.Sprintf("pop %s%s initial=%v", key, formatDeltas(d), isInInitialList)
 		if fail {
 			return errors.New("process failed")
 		}

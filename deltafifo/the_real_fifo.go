@@ -1,6 +1,7 @@
 package deltafifo
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -11,18 +12,77 @@ import (
 )
 
 // RealFIFOOptions configures a RealFIFO. It is DeltaFIFOOptions without
-// EmitDeltaTypeReplaced: a RealFIFO always emits Replaced for a relist.
+// EmitDeltaTypeReplaced (a RealFIFO always emits Replaced for a relist),
+// plus the modes of client-go 1.36's RealFIFO, each named after the feature
+// gate that turns it on upstream. All zero, the RealFIFO is the one of the
+// InOrderInformers gate (1.33): relists and resyncs object by object, Pop
+// under the lock. The modes are described in the_real_fifo_modes.go.
 type RealFIFOOptions struct {
 	// KeyFunction keys objects; MetaNamespaceKeyFunc if nil.
 	KeyFunction indexer.KeyFunc
 	// KnownObjects is the informer's cache, used by Replace to find
-	// deletions and by Resync to replay objects.
+	// deletions and by Resync to replay objects. It must be nil with
+	// AtomicEvents: then the informer does both itself, against its cache,
+	// when it pops the ReplacedAll or SyncAll delta.
 	KnownObjects KeyListerGetter
 	// Transform, if set, rewrites each object arriving from the server
 	// before it is queued.
 	Transform TransformFunc
 	// Tracer receives the queue's trace events (stage "deltafifo"). nil: off.
 	Tracer *trace.Tracer
+
+	// AtomicEvents (client-go: AtomicFIFO, beta and on by default in
+	// 1.36) makes a relist one item and a resync one item: Replace queues
+	// a single ReplacedAll delta carrying the whole transformed list and
+	// its resourceVersion (a ReplacedAllInfo), Resync a single SyncAll.
+	// Requires KnownObjects to be nil.
+	AtomicEvents bool
+	// UnlockWhileProcessing (client-go: UnlockWhileProcessingFIFO, beta
+	// and on by default in 1.36) makes Pop and PopBatch release the
+	// queue's lock while the process function runs, as long as fewer than
+	// 2×BatchSize deltas are left queued, so the Reflector's writes do not
+	// wait for the handlers. Requires AtomicEvents. Pop must then have a
+	// single caller.
+	UnlockWhileProcessing bool
+	// EmitDeltaTypeBookmark (client-go 1.36, KEP-5647; the informer sets
+	// it with AtomicFIFO) makes Bookmark queue a Bookmark delta carrying
+	// the resourceVersion of a watch BOOKMARK, so the informer's store
+	// learns it has reached that version. Requires AtomicEvents. Without
+	// it Bookmark does nothing.
+	EmitDeltaTypeBookmark bool
+	// BatchSize is the most deltas PopBatch hands out at once (client-go:
+	// InOrderInformersBatchProcess, beta and on by default in 1.35), and
+	// half the queue length from which UnlockWhileProcessing keeps the
+	// lock. 0 means 1,000, client-go's fixed size.
+	BatchSize int
+}
+
+// defaultBatchSize is client-go's batch size, which it does not let you
+// change: a batch holds at most 1,000 deltas, and an unlocking queue stops
+// unlocking once 2,000 are queued.
+const defaultBatchSize = 1000
+
+// Validate returns the error NewRealFIFO panics with, or nil: a mode set
+// without the one it needs. client-go panics on the same combinations
+// ("coding error").
+func (o RealFIFOOptions) Validate() error {
+	var errs []error
+	if o.AtomicEvents && o.KnownObjects != nil {
+		errs = append(errs, errors.New("AtomicEvents with KnownObjects: an atomic RealFIFO finds deletions when its ReplacedAll delta is processed, against the informer's cache, not when Replace is called; leave KnownObjects nil"))
+	}
+	if o.UnlockWhileProcessing && !o.AtomicEvents {
+		errs = append(errs, errors.New("UnlockWhileProcessing without AtomicEvents: Replace and Resync would read the cache (KnownObjects) while the informer writes it"))
+	}
+	if o.EmitDeltaTypeBookmark && !o.AtomicEvents {
+		errs = append(errs, errors.New("EmitDeltaTypeBookmark without AtomicEvents: a relist applied object by object would move the store's resourceVersion out of order"))
+	}
+	if o.BatchSize < 0 {
+		errs = append(errs, fmt.Errorf("BatchSize %d is negative", o.BatchSize))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("deltafifo: RealFIFOOptions: %w", errors.Join(errs...))
+	}
+	return nil
 }
 
 // RealFIFO is the queue client-go moved to (the informers' default since
@@ -35,9 +95,11 @@ type RealFIFOOptions struct {
 // RealFIFO answers "what happened, in order". Applying watch events in
 // order keeps the informer's cache equal to the server's state at the
 // resourceVersion of the last event applied, which per-key merging does not
-// (see docs/deltafifo.md). A relist, applied one object at a time, is the
-// exception; client-go's atomic mode (one ReplacedAll delta) closes it, and
-// kinformer does not build that mode.
+// (see docs/deltafifo.md). A relist applied one object at a time is the
+// exception; AtomicEvents (client-go 1.36's AtomicFIFO: one ReplacedAll
+// delta per relist) closes it. RealFIFOOptions lists the modes of 1.36
+// (atomic events, unlocking while processing, bookmarks) and PopBatch is
+// the batch pop; the_real_fifo_modes.go tells their story.
 type RealFIFO struct {
 	fifoState // lock, cond (signalled when a delta is queued), closed, HasSynced bookkeeping
 
@@ -46,16 +108,35 @@ type RealFIFO struct {
 	keyer
 	knownObjects KeyListerGetter
 	transform    TransformFunc
+
+	// The 1.36 modes (RealFIFOOptions).
+	atomic, unlockWhileProcessing, emitBookmark bool
+	batchSize                                   int
+	// batchKeys is PopBatch's set of the keys in the batch being built,
+	// kept between calls (cleared, under the lock) so that a busy
+	// informer does not allocate a map for every batch.
+	batchKeys map[qkey]struct{}
 }
 
-var _ Queue = (*RealFIFO)(nil)
+var (
+	_ Queue          = (*RealFIFO)(nil)
+	_ QueueWithBatch = (*RealFIFO)(nil)
+)
 
-// NewRealFIFO returns an empty RealFIFO.
+// NewRealFIFO returns an empty RealFIFO. It panics with Validate's error
+// if opts combines modes that do not go together.
 func NewRealFIFO(opts RealFIFOOptions) *RealFIFO {
+	if err := opts.Validate(); err != nil {
+		panic(err)
+	}
 	f := &RealFIFO{
-		keyer:        newKeyer(opts.KeyFunction),
-		knownObjects: opts.KnownObjects,
-		transform:    opts.Transform,
+		keyer:                 newKeyer(opts.KeyFunction),
+		knownObjects:          opts.KnownObjects,
+		transform:             opts.Transform,
+		atomic:                opts.AtomicEvents,
+		unlockWhileProcessing: opts.UnlockWhileProcessing,
+		emitBookmark:          opts.EmitDeltaTypeBookmark,
+		batchSize:             cmp.Or(opts.BatchSize, defaultBatchSize),
 	}
 	f.cond.L = &f.lock
 	f.tracer = opts.Tracer.Stage(trace.StageDeltaFIFO)
@@ -102,7 +183,7 @@ func (f *RealFIFO) addLocked(t DeltaType, obj any) {
 	f.items = append(f.items, d)
 	f.grew(len(f.items))
 	if f.tracer.On() {
-		key, _ := f.KeyOf(obj)
+		key, _ := f.KeyOf(obj) // "" for a ReplacedAll, SyncAll or Bookmark: they have no key
 		traceQueued(f.tracer, d, key, len(f.items))
 	}
 	f.cond.Broadcast()
@@ -111,7 +192,8 @@ func (f *RealFIFO) addLocked(t DeltaType, obj any) {
 // Replace queues, in this order: a Deleted tombstone for every queued key
 // the list lacks whose last queued delta is not already a deletion; a
 // Deleted tombstone for every cached key the list lacks that is not queued;
-// then a Replaced delta for every listed object.
+// then a Replaced delta for every listed object. With AtomicEvents it
+// queues one ReplacedAll delta instead (the_real_fifo_modes.go).
 func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 	f.lock.Lock()
 	defer f.lock.Unlock()
@@ -124,6 +206,11 @@ func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 	}
 	if f.tracer.On() {
 		f.tracer.Event("replace", trace.Count(len(objs)), trace.RV(resourceVersion), trace.Reason("a list replaced the contents"))
+	}
+	if f.atomic {
+		f.addLocked(ReplacedAll, ReplacedAllInfo{ResourceVersion: resourceVersion, Objects: objs})
+		f.markPopulatedLocked()
+		return nil
 	}
 
 	// The last queued delta of each key, keys in order of first appearance.
@@ -168,20 +255,35 @@ func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 		f.addLocked(Replaced, obj)
 	}
 
+	f.markPopulatedLocked()
+	return nil
+}
+
+// markPopulatedLocked ends Replace: the first one makes everything now
+// queued the initial list HasSynced waits for.
+func (f *RealFIFO) markPopulatedLocked() {
 	if !f.populated {
 		f.populated = true
 		f.initialPopulationCount = len(f.items)
 	}
-	return nil
 }
 
 // Resync queues a Sync delta with the cached object for every cached key
-// that has nothing queued, for the same reason as DeltaFIFO.Resync.
+// that has nothing queued, for the same reason as DeltaFIFO.Resync. With
+// AtomicEvents it queues one SyncAll delta instead: the informer replays
+// its cache when it pops it, after everything queued before.
 func (f *RealFIFO) Resync() error {
 	f.lock.Lock()
 	defer f.lock.Unlock()
 	if f.closed {
 		return ErrFIFOClosed
+	}
+	if f.atomic {
+		if f.tracer.On() {
+			f.tracer.Event("resync", trace.Count(1), trace.Reason("one SyncAll: the informer replays its cache"))
+		}
+		f.addLocked(SyncAll, SyncAllInfo{})
+		return nil
 	}
 	if f.knownObjects == nil {
 		return nil
@@ -218,34 +320,69 @@ func (f *RealFIFO) Resync() error {
 
 // Pop waits for a delta (or for the FIFO to be closed and empty: then it
 // returns ErrFIFOClosed), removes the oldest one, and calls process with it
-// as a Deltas of length 1, under the lock, like DeltaFIFO.Pop.
+// as a Deltas of length 1, under the lock, like DeltaFIFO.Pop; with
+// UnlockWhileProcessing, with the lock released while few deltas are
+// queued (the_real_fifo_modes.go).
 func (f *RealFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 	if process == nil {
 		return nil, errors.New("deltafifo: Pop needs a process function")
 	}
 	f.lock.Lock()
 	defer f.lock.Unlock()
-	for len(f.items) == 0 {
-		if f.closed {
-			return nil, ErrFIFOClosed
-		}
-		f.cond.Wait()
+	if err := f.waitLocked(); err != nil {
+		return nil, err
 	}
 	isInInitialList := !f.hasSyncedLocked()
 	d := Deltas{f.items[0]}
-	f.items[0] = Delta{}
-	f.items = f.items[1:]
-	if len(f.items) == 0 && f.drainedBig() {
-		f.items = nil // fifo_state.go: giving back the room
-	}
-	if f.initialPopulationCount > 0 {
-		f.initialPopulationCount--
-	}
+	f.takeLocked(1)
 	if f.tracer.On() {
 		key, _ := f.KeyOf(d[0].Object)
 		tracePop(f.tracer, key, d, len(f.items))
 	}
-	return d, process(d, isInInitialList)
+	return d, f.processLocked(1, func() error { return process(d, isInInitialList) })
+}
+
+// waitLocked waits until a delta is queued, or returns ErrFIFOClosed once
+// the queue is closed and empty.
+func (f *RealFIFO) waitLocked() error {
+	for len(f.items) == 0 {
+		if f.closed {
+			return ErrFIFOClosed
+		}
+		f.cond.Wait()
+	}
+	return nil
+}
+
+// takeLocked removes the n oldest deltas, which the caller has copied.
+func (f *RealFIFO) takeLocked(n int) {
+	clear(f.items[:n]) // the backing array would keep the objects alive
+	f.items = f.items[n:]
+	if len(f.items) == 0 && f.drainedBig() {
+		f.items = nil // fifo_state.go: giving back the room
+	}
+}
+
+// processLocked runs process for n deltas just taken, then counts them
+// out of the initial list. It is entered and left with the lock held; with
+// UnlockWhileProcessing it releases the lock around process while fewer
+// than 2×BatchSize deltas are left queued.
+//
+// The initial-list count goes down only after process returns, so that
+// HasSynced, which can run while an unlocking queue processes, never says
+// true before the last item of the first list is in the cache.
+func (f *RealFIFO) processLocked(n int, process func() error) error {
+	defer f.countPoppedLocked(n) // runs after the deferred Lock below
+	if f.unlockWhileProcessing && len(f.items) < 2*f.batchSize {
+		f.lock.Unlock()
+		defer f.lock.Lock()
+	}
+	return process()
+}
+
+// countPoppedLocked counts n processed deltas out of the initial list.
+func (f *RealFIFO) countPoppedLocked(n int) {
+	f.initialPopulationCount = max(f.initialPopulationCount-n, 0)
 }
 
 // Len returns the number of queued deltas.

@@ -17,6 +17,11 @@ import (
 //	replace            n rv tombstones    a list replaced the contents
 //	resync             n                  Sync deltas queued from the cache
 //	pop                key types n        a key's Deltas handed to the informer; n: still queued
+//	pop batch          n keys types left  a RealFIFO batch (PopBatch): n deltas, first..last key
+//
+// A ReplacedAll, SyncAll or Bookmark delta has no key: its "delta queued"
+// and "pop" events have an empty key, and the rv of a ReplacedAll or a
+// Bookmark is the version it carries.
 //
 // Every call site checks On first, so a queue without a Tracer pays one
 // nil comparison.
@@ -46,8 +51,13 @@ func tracePop(t *trace.Tracer, key string, deltas Deltas, left int) {
 // objectRV is the resourceVersion of a delta's object ("" for a tombstone
 // without a final state).
 func objectRV(obj any) string {
-	if tomb, ok := obj.(DeletedFinalStateUnknown); ok {
-		obj = tomb.Obj
+	switch o := obj.(type) {
+	case DeletedFinalStateUnknown:
+		obj = o.Obj
+	case ReplacedAllInfo:
+		return o.ResourceVersion
+	case BookmarkInfo:
+		return o.ResourceVersion
 	}
 	if o, ok := obj.(api.Object); ok && !api.IsNil(o) {
 		return o.GetResourceVersion()

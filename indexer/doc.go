@@ -27,9 +27,9 @@
 //
 // # The invariant
 //
-// After every Add, Update, Delete, Replace and AddIndexers, every index holds
-// exactly the values its IndexFunc gives for the objects currently stored:
-// no more, no less. The classic bug is on Update: adding the new object's
+// After every Add, Update, Delete, Replace, Transaction and AddIndexers,
+// every index holds exactly the values its IndexFunc gives for the objects
+// currently stored: no more, no less. The classic bug is on Update: adding the new object's
 // values but forgetting to remove the old object's (a Pod relabelled from
 // app=a to app=b would still be found under app=a). The thread-safe map
 // computes the old object's values, removes the key from those sets, adds it
@@ -53,6 +53,29 @@
 // a test catch code that breaks the rule, like client-go's
 // KUBE_CACHE_MUTATION_DETECTOR.
 //
+// # The store's resourceVersion
+//
+// The client-go of the articles kept no version in the cache: Replace took
+// the list's resourceVersion and ignored it. client-go 1.36 (KEP-5647) has
+// the store remember the resourceVersion of its last write
+// (LastStoreSyncResourceVersion): an object's on Add, Update and Delete,
+// the list's on Replace, the last object's on a Transaction, and the one a
+// Bookmark brings when the server says nothing changed up to it. kinformer
+// records the same.
+//
+// It means "the cache holds the server's state as of this version" only if
+// writes arrive in resourceVersion order and a relist arrives whole. An
+// informer in atomic mode (the AtomicFIFO gate, client-go 1.36) does both:
+// a relist is one Replace with the list's version, watch events follow in
+// order, bookmarks move the version on. A relist applied object by object
+// (the articles' DeltaFIFO, or a RealFIFO without atomic events) leaves the
+// listed objects' own, older versions behind it, so client-go answers ""
+// unless its AtomicFIFO gate is on, and so does the kinformer informer
+// unless it runs in atomic mode (informer.RealFIFOFeatures). Transaction
+// (transaction.go) is the batch write such an informer uses.
+// TestStore_LastStoreSyncResourceVersionFollowsWrites and
+// TestIndexer_TransactionIsOneWrite show both.
+//
 // # Where kinformer differs from client-go
 //
 //   - An IndexFunc that returns an error makes the write return that error
@@ -67,9 +90,6 @@
 //   - Store and Indexer take api.Object rather than interface{}, so the
 //     compiler rejects objects without metadata. KeyFunc still takes any,
 //     so the delta queue can key a tombstone with the same function type.
-//   - Store has no resourceVersion bookkeeping: Replace accepts the list's
-//     resourceVersion to satisfy the same interface as the queue, and ignores
-//     it, like the client-go of the articles.
 //   - List, ListKeys, IndexKeys, ByIndex and ListIndexFuncValues return their
 //     results in no particular order, as in client-go. Sort if you print them.
 //

@@ -122,3 +122,23 @@ func tell(t testing.TB, s Store, idx Indexer, op string, obj api.Object, err err
 	t.Log(line)
 	return nil
 }
+
+func (s toldIndexer) Transaction(txns ...Transaction) error {
+	s.t.Helper()
+	var ops []string
+	for _, txn := range txns {
+		key := txn.Key
+		if key == "" {
+			key, _ = MetaNamespaceKeyFunc(txn.Object)
+		}
+		ops = append(ops, strings.ToLower(string(txn.Type))+" "+key)
+	}
+	what := fmt.Sprintf("transaction [%s]", strings.Join(ops, ", "))
+	return tell(s.t, s.Indexer, s.Indexer, what, nil, s.Indexer.(TransactionStore).Transaction(txns...))
+}
+
+func (s toldIndexer) Bookmark(rv string) {
+	s.t.Helper()
+	s.Indexer.Bookmark(rv)
+	s.t.Logf("indexer: bookmark rv=%s -> LastStoreSyncResourceVersion %q", rv, s.Indexer.LastStoreSyncResourceVersion())
+}

@@ -79,12 +79,23 @@ type Store interface {
 	Get(obj api.Object) (item api.Object, exists bool, err error)
 	// GetByKey returns the object stored under key.
 	GetByKey(key string) (item api.Object, exists bool, err error)
-	// Replace makes list the whole content of the store, atomically.
-	// resourceVersion is the list's version; a Store ignores it.
+	// Replace makes list the whole content of the store, atomically, and
+	// records resourceVersion, the list's version, as the store's
+	// (LastStoreSyncResourceVersion).
 	Replace(list []api.Object, resourceVersion string) error
 	// Resync does nothing on a Store. It exists because the delta queue,
 	// which shares this interface with the Reflector, gives it a meaning.
 	Resync() error
+	// LastStoreSyncResourceVersion is the resourceVersion of the store's
+	// last write: the object's of an Add, Update or Delete, the list's of
+	// a Replace, the last object's of a Transaction, or the one Bookmark
+	// was given; "" before any. See "The store's resourceVersion" in the
+	// package doc for when it means "the server version the cache has
+	// reached" (client-go 1.36, KEP-5647).
+	LastStoreSyncResourceVersion() string
+	// Bookmark records resourceVersion as the store's without changing
+	// its content: the server said nothing changed up to that version.
+	Bookmark(resourceVersion string)
 }
 
 // cache implements Store and Indexer: a KeyFunc in front of a threadSafeMap.
@@ -139,7 +150,7 @@ func (c *cache) Delete(obj api.Object) error {
 	if err != nil {
 		return err
 	}
-	c.storage.Delete(key)
+	c.storage.Delete(key, obj.GetResourceVersion())
 	return nil
 }
 
@@ -160,7 +171,7 @@ func (c *cache) GetByKey(key string) (api.Object, bool, error) {
 	return item, exists, nil
 }
 
-func (c *cache) Replace(list []api.Object, _ string) error {
+func (c *cache) Replace(list []api.Object, resourceVersion string) error {
 	items := make(map[string]api.Object, len(list))
 	for i, obj := range list {
 		key, err := c.keyOf(obj)
@@ -169,10 +180,16 @@ func (c *cache) Replace(list []api.Object, _ string) error {
 		}
 		items[key] = obj
 	}
-	return c.storage.Replace(items)
+	return c.storage.Replace(items, resourceVersion)
 }
 
 func (c *cache) Resync() error { return nil }
+
+func (c *cache) LastStoreSyncResourceVersion() string {
+	return c.storage.LastStoreSyncResourceVersion()
+}
+
+func (c *cache) Bookmark(resourceVersion string) { c.storage.Bookmark(resourceVersion) }
 
 func (c *cache) Index(indexName string, obj api.Object) ([]api.Object, error) {
 	if api.IsNil(obj) {

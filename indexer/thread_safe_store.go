@@ -140,6 +140,8 @@ type threadSafeMap struct {
 	lock  sync.RWMutex
 	items map[string]api.Object
 	index storeIndex
+	// rv is the resourceVersion of the last write (LastStoreSyncResourceVersion).
+	rv string
 }
 
 func newThreadSafeMap(indexers Indexers) *threadSafeMap {
@@ -150,6 +152,14 @@ func newThreadSafeMap(indexers Indexers) *threadSafeMap {
 func (m *threadSafeMap) Update(key string, obj api.Object) error {
 	m.lock.Lock()
 	defer m.lock.Unlock()
+	if err := m.updateLocked(key, obj); err != nil {
+		return err
+	}
+	m.rv = obj.GetResourceVersion()
+	return nil
+}
+
+func (m *threadSafeMap) updateLocked(key string, obj api.Object) error {
 	if err := m.index.updateIndices(m.items[key], obj, key); err != nil {
 		return fmt.Errorf("indexer: cannot store %q: %w", key, err)
 	}
@@ -157,10 +167,16 @@ func (m *threadSafeMap) Update(key string, obj api.Object) error {
 	return nil
 }
 
-// Delete removes key and its index entries; an absent key is not an error.
-func (m *threadSafeMap) Delete(key string) {
+// Delete removes key and its index entries (an absent key is not an
+// error) and records rv, the deleted object's resourceVersion.
+func (m *threadSafeMap) Delete(key, rv string) {
 	m.lock.Lock()
 	defer m.lock.Unlock()
+	m.deleteLocked(key)
+	m.rv = rv
+}
+
+func (m *threadSafeMap) deleteLocked(key string) {
 	old, exists := m.items[key]
 	if !exists {
 		return
@@ -196,9 +212,10 @@ func (m *threadSafeMap) ListKeys() []string {
 	return keys
 }
 
-// Replace swaps in items as the whole content and rebuilds every index from
-// scratch. If an IndexFunc fails on any item, nothing changes.
-func (m *threadSafeMap) Replace(items map[string]api.Object) error {
+// Replace swaps in items as the whole content, rebuilds every index from
+// scratch and records rv. If an IndexFunc fails on any item, nothing
+// changes.
+func (m *threadSafeMap) Replace(items map[string]api.Object, rv string) error {
 	m.lock.Lock()
 	defer m.lock.Unlock()
 	fresh := newStoreIndex(m.index.indexers)
@@ -209,7 +226,20 @@ func (m *threadSafeMap) Replace(items map[string]api.Object) error {
 	}
 	m.items = items
 	m.index = fresh
+	m.rv = rv
 	return nil
+}
+
+func (m *threadSafeMap) LastStoreSyncResourceVersion() string {
+	m.lock.RLock()
+	defer m.lock.RUnlock()
+	return m.rv
+}
+
+func (m *threadSafeMap) Bookmark(rv string) {
+	m.lock.Lock()
+	defer m.lock.Unlock()
+	m.rv = rv
 }
 
 // indexLocked returns the named index or an error saying it does not exist.

@@ -35,6 +35,11 @@ type Config struct {
 	// Process handles each item popped from the queue. Its errors are
 	// logged; the item is not retried (client-go removed ErrRequeue).
 	Process deltafifo.PopProcessFunc
+	// ProcessBatch, if set and Queue is a deltafifo.QueueWithBatch (a
+	// RealFIFO), makes processLoop pop batches (PopBatch): ProcessBatch
+	// handles a batch of deltas of distinct keys, Process an item that
+	// pops alone. client-go: InOrderInformersBatchProcess.
+	ProcessBatch deltafifo.ProcessBatchFunc
 	// WatchErrorHandler sees every list or watch failure; nil logs them.
 	WatchErrorHandler func(r *reflector.Reflector, err error)
 	// UseWatchList makes the Reflector open a streaming list (one watch
@@ -119,9 +124,19 @@ func (c *controller) Run(ctx context.Context) {
 // informer was told to stop) or the queue is closed. An error from Process
 // is logged and the item dropped: client-go used to requeue it (ErrRequeue),
 // which made the informer go back in time, and removed that in 1.33.
+//
+// With a ProcessBatch and a queue that pops batches, each round is a
+// PopBatch instead of a Pop.
 func (c *controller) processLoop(ctx context.Context) {
+	batchQueue, batches := c.config.Queue.(deltafifo.QueueWithBatch)
+	batches = batches && c.config.ProcessBatch != nil
 	for ctx.Err() == nil {
-		_, err := c.config.Queue.Pop(c.config.Process)
+		var err error
+		if batches {
+			err = batchQueue.PopBatch(c.config.ProcessBatch, c.config.Process)
+		} else {
+			_, err = c.config.Queue.Pop(c.config.Process)
+		}
 		if errors.Is(err, deltafifo.ErrFIFOClosed) {
 			return
 		}

@@ -110,7 +110,10 @@
 //     client-go's informers have filled their cache with a streaming list
 //     by default since 1.35 (the WatchListClient feature gate).
 //     SharedIndexInformerOptions.UseWatchList (FactoryOptions.UseWatchList)
-//     selects the streaming list.
+//     selects the streaming list. The RealFIFO's 1.36 modes (atomic
+//     relists, unlocking while processing, batches, bookmarks), on by
+//     default in client-go, are off unless SharedIndexInformerOptions.RealFIFO
+//     asks for them (RealFIFOFeatures, ClientGo136; handle_batch.go).
 //   - SharedInformerFactory.InformerFor takes a listwatch.Resource instead
 //     of a typed accessor per resource, so a program's own Go type is
 //     watched through a Resource literal (Example_userDefinedType); listers

@@ -89,6 +89,9 @@ type FactoryOptions struct {
 	// option for it: its WatchListClient feature gate (on by default since
 	// 1.35) decides for every reflector in the process.
 	UseWatchList bool
+	// RealFIFO is every informer's SharedIndexInformerOptions.RealFIFO:
+	// client-go 1.36's queue modes, with Queue RealFIFOQueue.
+	RealFIFO RealFIFOFeatures
 }
 
 type sharedInformerFactory struct {
@@ -142,6 +145,7 @@ func (f *sharedInformerFactory) InformerFor(r listwatch.Resource) SharedIndexInf
 		Tracer:       f.opts.Tracer.With(trace.Resource(key)), // which informer an event is from
 		Transform:    f.opts.Transform,
 		UseWatchList: f.opts.UseWatchList,
+		RealFIFO:     f.opts.RealFIFO,
 	})
 	f.informers[key] = inf
 	return inf

@@ -62,9 +62,11 @@ func isResync(n notification) bool {
 
 // HandleDeltas is the shared informer's Process: it applies one item popped
 // from the queue to the cache and hands each resulting notification to the
-// processor, which gives it to every handler's listener. It runs under the
-// queue's lock and blockDeltas (so a handler added late gets the cache at
-// one instant, then exactly the changes after it).
+// processor, which gives it to every handler's listener. It runs under
+// blockDeltas (so a handler added late gets the cache at one instant, then
+// exactly the changes after it) and under the queue's lock, unless the
+// queue is a RealFIFO that unlocks while processing
+// (RealFIFOFeatures.UnlockWhileProcessingFIFO).
 func (s *sharedIndexInformer) HandleDeltas(deltas deltafifo.Deltas, isInInitialList bool) error {
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
@@ -83,6 +85,13 @@ func (s *sharedIndexInformer) HandleDeltas(deltas deltafifo.Deltas, isInInitialL
 //     which is a deltafifo.DeletedFinalStateUnknown when a relist found the
 //     object gone. A tombstone is deleted by its key, whatever (possibly
 //     stale, possibly nil) object it carries.
+//
+// and the deltas of client-go 1.36's RealFIFO modes (handle_batch.go):
+//
+//   - ReplacedAll: replace the cache with the list in one write, then
+//     notify (processReplacedAll);
+//   - SyncAll: notify a resync of every cached object;
+//   - Bookmark: record its resourceVersion in the store; nobody is told.
 //
 // The cache is updated before anyone is notified, so a handler that reads
 // the cache never sees an older state than the one it was told.
@@ -117,6 +126,31 @@ func processDeltas(clientState indexer.Store, deltas deltafifo.Deltas, isInIniti
 			}
 			traceCache(t, "cache delete", d, d.Object)
 			notify(deleteNotification{oldObj: d.Object})
+		case deltafifo.ReplacedAll:
+			info, ok := d.Object.(deltafifo.ReplacedAllInfo)
+			if !ok {
+				return fmt.Errorf("informer: ReplacedAll delta holds a %T, not a deltafifo.ReplacedAllInfo", d.Object)
+			}
+			if err := processReplacedAll(clientState, info, isInInitialList, t, notify); err != nil {
+				return err
+			}
+		case deltafifo.SyncAll:
+			objs := clientState.List()
+			if t.On() {
+				t.Event("cache resync", trace.Count(len(objs)), trace.Reason("SyncAll: every cached object replayed to the handlers"))
+			}
+			for _, obj := range objs {
+				notify(updateNotification{oldObj: obj, newObj: obj})
+			}
+		case deltafifo.Bookmark:
+			info, ok := d.Object.(deltafifo.BookmarkInfo)
+			if !ok {
+				return fmt.Errorf("informer: Bookmark delta holds a %T, not a deltafifo.BookmarkInfo", d.Object)
+			}
+			clientState.Bookmark(info.ResourceVersion)
+			if t.On() {
+				t.Event("store bookmark", trace.RV(info.ResourceVersion), trace.Reason("the server has nothing new up to here; no handler is called"))
+			}
 		default:
 			return fmt.Errorf("informer: unknown delta type %q", d.Type)
 		}

@@ -31,6 +31,9 @@ func testOptions(t testing.TB, opts SharedIndexInformerOptions) SharedIndexInfor
 	if opts.Logger == nil {
 		opts.Logger = testLogger(t, "")
 	}
+	if opts.Queue == RealFIFOQueue && in136Subtest(t) {
+		opts.RealFIFO = ClientGo136()
+	}
 	return opts
 }
 
@@ -338,12 +341,22 @@ func cachedKeys(s indexer.Store) []string {
 	return out
 }
 
-// queueKinds runs f once per queue the informer can use.
+// queueKinds runs f once per queue the informer can use: the DeltaFIFO,
+// the RealFIFO, and the RealFIFO with client-go 1.36's modes (subtest
+// "RealFIFO-1.36": f gets RealFIFOQueue, and testOptions, seeing the
+// subtest's name, adds ClientGo136() to the options).
 func queueKinds(t *testing.T, f func(t *testing.T, kind QueueKind)) {
 	for _, kind := range []struct {
 		name string
 		kind QueueKind
-	}{{"DeltaFIFO", DeltaFIFOQueue}, {"RealFIFO", RealFIFOQueue}} {
+	}{{"DeltaFIFO", DeltaFIFOQueue}, {"RealFIFO", RealFIFOQueue}, {realFIFO136, RealFIFOQueue}} {
 		t.Run(kind.name, func(t *testing.T) { f(t, kind.kind) })
 	}
 }
+
+// realFIFO136 names queueKinds' third subtest.
+const realFIFO136 = "RealFIFO-1.36"
+
+// in136Subtest reports whether t runs inside queueKinds' RealFIFO-1.36
+// subtest.
+func in136Subtest(t testing.TB) bool { return strings.Contains(t.Name(), "/"+realFIFO136) }

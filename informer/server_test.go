@@ -128,8 +128,17 @@ func TestInformer_TombstoneWhenDeleteMissedDuringOutage(t *testing.T) {
 		// queued for b, and each handler's OnDelete of it.
 		require.NotEmpty(t, eventsOf(traceRec, trace.StageServer, "history compacted"))
 		tombstones := eventsOf(traceRec, trace.StageDeltaFIFO, "tombstone queued")
-		require.Len(t, tombstones, 1)
-		require.Equal(t, "default/b", tombstones[0].Key())
+		if in136Subtest(t) {
+			// client-go: AtomicFIFO (1.36). The relist was one ReplacedAll
+			// item; the informer found b gone when it applied it.
+			require.Empty(t, tombstones)
+			replaces := eventsOf(traceRec, trace.StageInformer, "cache replace")
+			require.Len(t, replaces, 2, "the initial list and the relist")
+			require.Equal(t, "7", replaces[1].Get(trace.KeyRV))
+		} else {
+			require.Len(t, tombstones, 1)
+			require.Equal(t, "default/b", tombstones[0].Key())
+		}
 		var handlers []string
 		for _, ev := range eventsOf(traceRec, trace.StageInformer, "OnDelete (final state unknown)") {
 			require.Equal(t, "default/b", ev.Key())

@@ -81,6 +81,13 @@ type SharedIndexInformer interface {
 	// LastSyncResourceVersion is the resourceVersion the cache last caught
 	// up to ("" before the first list).
 	LastSyncResourceVersion() string
+	// LastStoreSyncResourceVersion is the resourceVersion of the last
+	// write the cache itself took (indexer.Store's: a relist's, an
+	// event's, a bookmark's), so it never runs ahead of what handlers can
+	// read. "" unless the informer runs with RealFIFOFeatures.AtomicFIFO:
+	// a relist applied object by object leaves the store's version
+	// meaningless, and client-go answers "" without its AtomicFIFO gate.
+	LastStoreSyncResourceVersion() string
 	// SetWatchErrorHandler sets the hook that sees every list or watch
 	// failure, replacing SharedIndexInformerOptions.WatchErrorHandler.
 	// Only before Run.
@@ -151,6 +158,10 @@ type SharedIndexInformerOptions struct {
 	// this by default since 1.35 (the WatchListClient feature gate);
 	// kinformer's default is off, the list-then-watch the articles describe.
 	UseWatchList bool
+	// RealFIFO turns on client-go 1.36's queue modes (atomic relists,
+	// unlocking while processing, batches) when Queue is RealFIFOQueue.
+	// Zero: the RealFIFO of the InOrderInformers gate (1.33).
+	RealFIFO RealFIFOFeatures
 }
 
 // HandlerOptions configure AddEventHandlerWithOptions (client-go has the
@@ -178,6 +189,7 @@ type sharedIndexInformer struct {
 	listerWatcher listwatch.ListerWatcher
 	objectType    api.Object
 	queueKind     QueueKind
+	realFIFO      RealFIFOFeatures // zero unless queueKind is RealFIFOQueue
 	clock         clock.Clock
 	logger        *slog.Logger
 	// tracer is the Tracer of the options, tagged with the resource; the
@@ -228,12 +240,17 @@ func NewSharedIndexInformerWithOptions(lw listwatch.ListerWatcher, exampleObject
 		opts.Logger = slog.Default()
 	}
 	logger := opts.Logger.With("informer", fmt.Sprintf("%T", exampleObject))
+	if opts.Queue != RealFIFOQueue && opts.RealFIFO != (RealFIFOFeatures{}) {
+		logger.Warn("informer: RealFIFO features ignored: the queue is not a RealFIFO", "features", opts.RealFIFO)
+		opts.RealFIFO = RealFIFOFeatures{}
+	}
 	return &sharedIndexInformer{
 		indexer:                         indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, opts.Indexers),
 		processor:                       newSharedProcessor(opts.Clock),
 		listerWatcher:                   lw,
 		objectType:                      exampleObject,
 		queueKind:                       opts.Queue,
+		realFIFO:                        opts.RealFIFO,
 		clock:                           opts.Clock,
 		logger:                          logger,
 		tracer:                          opts.Tracer,
@@ -278,6 +295,7 @@ func (s *sharedIndexInformer) startOnce() (Controller, bool) {
 		FullResyncPeriod:  s.resyncCheckPeriod,
 		ShouldResync:      s.processor.shouldResync,
 		Process:           s.HandleDeltas,
+		ProcessBatch:      s.processBatch(),
 		WatchErrorHandler: s.watchErrorHandler,
 		UseWatchList:      s.useWatchList,
 		Clock:             s.clock,
@@ -293,7 +311,12 @@ func (s *sharedIndexInformer) startOnce() (Controller, bool) {
 func (s *sharedIndexInformer) newQueue() deltafifo.Queue {
 	var q deltafifo.Queue
 	if s.queueKind == RealFIFOQueue {
-		q = deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{KnownObjects: s.indexer, Transform: s.transform, Tracer: s.tracer})
+		opts := s.realFIFO.realFIFOOptions()
+		if !opts.AtomicEvents {
+			opts.KnownObjects = s.indexer // an atomic queue reads no cache
+		}
+		opts.Transform, opts.Tracer = s.transform, s.tracer
+		q = deltafifo.NewRealFIFO(opts)
 	} else {
 		q = deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KnownObjects: s.indexer, EmitDeltaTypeReplaced: true, Transform: s.transform, Tracer: s.tracer})
 	}

@@ -1,0 +1,173 @@
+package informer
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/deltafifo"
+	"github.com/kinformer/kinformer/indexer"
+	"github.com/kinformer/kinformer/trace"
+)
+
+// What the informer does with the items of client-go 1.36's RealFIFO modes
+// (deltafifo/the_real_fifo_modes.go): a whole relist (ReplacedAll), and a
+// batch of deltas (PopBatch). processDeltas (handle_deltas.go) handles the
+// other two, SyncAll and Bookmark, which need no more than a few lines.
+
+// processReplacedAll applies a relist to the cache in one write, then
+// notifies, in client-go's order:
+//
+//  1. a delete, with a DeletedFinalStateUnknown carrying the cached object,
+//     for every cached key the list lacks (sorted by key: client-go uses
+//     the cache's order, which is random);
+//  2. for every listed object, in list order, an update (old = the cached
+//     object) if its key was cached, else an add.
+//
+// Both lists are worked out against the cache before it is replaced, then
+// the cache takes the list and its resourceVersion (Replace), and only then
+// is anyone told: so a handler told of the list's first object already
+// finds the last one in the cache, and no handler ever sees half a relist.
+// The deletions are found here, not in the queue: by the time this item is
+// popped, everything queued before it is in the cache.
+func processReplacedAll(clientState indexer.Store, info deltafifo.ReplacedAllInfo, isInInitialList bool, t *trace.Tracer, notify func(notification)) error {
+	listed := make(map[string]struct{}, len(info.Objects))
+	notes := make([]notification, 0, len(info.Objects))
+	for _, obj := range info.Objects {
+		key, err := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(obj)
+		if err != nil {
+			return fmt.Errorf("informer: ReplacedAll: %w", err)
+		}
+		listed[key] = struct{}{}
+		if old, exists, err := clientState.GetByKey(key); err == nil && exists {
+			notes = append(notes, updateNotification{oldObj: old, newObj: obj})
+		} else {
+			notes = append(notes, addNotification{newObj: obj, isInInitialList: isInInitialList})
+		}
+	}
+	var vanished []string
+	for _, key := range clientState.ListKeys() {
+		if _, ok := listed[key]; !ok {
+			vanished = append(vanished, key)
+		}
+	}
+	slices.Sort(vanished)
+	deletes := make([]notification, 0, len(vanished))
+	for _, key := range vanished {
+		old, exists, err := clientState.GetByKey(key)
+		if err != nil || !exists {
+			old = nil // gone meanwhile: a tombstone without a final state
+		}
+		deletes = append(deletes, deleteNotification{oldObj: deltafifo.DeletedFinalStateUnknown{Key: key, Obj: old}})
+	}
+
+	if err := clientState.Replace(info.Objects, info.ResourceVersion); err != nil {
+		return fmt.Errorf("informer: applying ReplacedAll: %w", err)
+	}
+	if t.On() {
+		t.Event("cache replace", trace.Count(len(info.Objects)), trace.RV(info.ResourceVersion),
+			trace.Reason(fmt.Sprintf("ReplacedAll: the cache swapped for the list in one write, %d gone; now the handlers", len(vanished))))
+	}
+	for _, n := range deletes {
+		notify(n)
+	}
+	for _, n := range notes {
+		notify(n)
+	}
+	return nil
+}
+
+// HandleBatch is the shared informer's ProcessBatch (client-go:
+// InOrderInformersBatchProcess): it applies a batch popped by
+// deltafifo.RealFIFO.PopBatch to the cache in one transaction, then hands
+// the notifications to the processor, one per delta, in order. Like
+// HandleDeltas it holds blockDeltas.
+func (s *sharedIndexInformer) HandleBatch(batch []deltafifo.Delta, isInInitialList bool) error {
+	s.blockDeltas.Lock()
+	defer s.blockDeltas.Unlock()
+	return processDeltasInBatch(s.indexer, batch, isInInitialList, s.cacheTrace, s.processor.distribute)
+}
+
+// processDeltasInBatch applies a batch as processDeltas would apply its
+// deltas one by one, but in one store write: the old object of each delta
+// is read first (the batch's keys are distinct, so nothing in the batch
+// changes another delta's old object), then the store takes every write in
+// one indexer.TransactionStore.Transaction, then each delta's notification
+// goes out, in order. A write the store refuses is not notified; the
+// others are, and the error says how many failed. A store without
+// transactions gets the deltas one by one.
+func processDeltasInBatch(clientState indexer.Store, batch []deltafifo.Delta, isInInitialList bool, t *trace.Tracer, notify func(notification)) error {
+	txStore, ok := clientState.(indexer.TransactionStore)
+	if !ok {
+		var errs []error
+		for _, d := range batch {
+			errs = append(errs, processDeltas(clientState, deltafifo.Deltas{d}, isInInitialList, t, notify))
+		}
+		return errors.Join(errs...)
+	}
+	txns := make([]indexer.Transaction, 0, len(batch))
+	notes := make([]notification, 0, len(batch))
+	for _, d := range batch {
+		txn, n, err := batchWrite(clientState, d, isInInitialList)
+		if err != nil {
+			return err
+		}
+		txns = append(txns, txn)
+		notes = append(notes, n)
+	}
+	err := txStore.Transaction(txns...)
+	applied := notes
+	if err != nil {
+		var txErr *indexer.TransactionError
+		if !errors.As(err, &txErr) {
+			return fmt.Errorf("informer: applying a batch: %w", err)
+		}
+		applied = make([]notification, 0, len(txErr.SucceededIndices))
+		for _, i := range txErr.SucceededIndices {
+			applied = append(applied, notes[i])
+		}
+	}
+	if t.On() {
+		first, _ := notificationKeyRV(notes[0])
+		last, _ := notificationKeyRV(notes[len(notes)-1])
+		t.Event("cache transaction", trace.Count(len(applied)), trace.Key(first+".."+last),
+			trace.Reason("a batch of distinct keys applied in one store write; now one notification per delta"))
+	}
+	for _, n := range applied {
+		notify(n)
+	}
+	if err != nil {
+		return fmt.Errorf("informer: applying a batch: %w", err)
+	}
+	return nil
+}
+
+// batchWrite is the store write and the notification of one delta of a
+// batch, as processDeltas would make them.
+func batchWrite(clientState indexer.Store, d deltafifo.Delta, isInInitialList bool) (indexer.Transaction, notification, error) {
+	switch d.Type {
+	case deltafifo.Sync, deltafifo.Replaced, deltafifo.Added, deltafifo.Updated:
+		obj, ok := d.Object.(api.Object)
+		if !ok {
+			return indexer.Transaction{}, nil, fmt.Errorf("informer: %s delta holds a %T, not an api.Object", d.Type, d.Object)
+		}
+		old, exists, err := clientState.Get(obj)
+		if err != nil {
+			return indexer.Transaction{}, nil, fmt.Errorf("informer: looking up %s delta: %w", d.Type, err)
+		}
+		if exists {
+			return indexer.Transaction{Type: indexer.TransactionUpdate, Object: obj}, updateNotification{oldObj: old, newObj: obj}, nil
+		}
+		return indexer.Transaction{Type: indexer.TransactionAdd, Object: obj}, addNotification{newObj: obj, isInInitialList: isInInitialList}, nil
+	case deltafifo.Deleted:
+		switch o := d.Object.(type) {
+		case deltafifo.DeletedFinalStateUnknown:
+			return indexer.Transaction{Type: indexer.TransactionDelete, Key: o.Key}, deleteNotification{oldObj: o}, nil
+		case api.Object:
+			return indexer.Transaction{Type: indexer.TransactionDelete, Object: o}, deleteNotification{oldObj: o}, nil
+		}
+		return indexer.Transaction{}, nil, fmt.Errorf("informer: Deleted delta holds a %T, neither an api.Object nor a tombstone", d.Object)
+	}
+	return indexer.Transaction{}, nil, fmt.Errorf("informer: a %s delta cannot be part of a batch", d.Type)
+}
