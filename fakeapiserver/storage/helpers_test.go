@@ -15,8 +15,10 @@ type val struct {
 	data string
 }
 
-func (v *val) UID() string   { return v.uid }
-func (v *val) Bytes() []byte { return []byte(strconv.FormatUint(v.rev, 10) + " " + v.uid + " " + v.data) }
+func (v *val) UID() string { return v.uid }
+func (v *val) Bytes() []byte {
+	return []byte(strconv.FormatUint(v.rev, 10) + " " + v.uid + " " + v.data)
+}
 
 func (v *val) String() string { return fmt.Sprintf("%s@%d", v.data, v.rev) }
 

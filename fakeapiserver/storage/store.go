@@ -148,7 +148,7 @@ type Store[O Object] struct {
 
 	watchers map[string]map[*Watcher[O]]struct{} // by the key they watch
 	watchIDs uint64                              // numbers the watches, for the trace
-	hide     *Hiding[O]                           // a hide fault, while one is on (faults.go)
+	hide     *Hiding[O]                          // a hide fault, while one is on (faults.go)
 
 	// Durability (durable.go): the log, nil without Dir (and after Close).
 	wal      *wal
