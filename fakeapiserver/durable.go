@@ -155,4 +155,3 @@ func (s *Server) decodeRecovered(kvs []storage.KeyValue) ([]*record, error) {
 	s.setRowsLocked(rows)
 	return out, nil
 }
-

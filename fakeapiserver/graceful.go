@@ -3,7 +3,6 @@ package fakeapiserver
 import (
 	"encoding/json"
 	"time"
-
 )
 
 // Graceful deletion of pods, and the would-be answers of dry-run deletes,
