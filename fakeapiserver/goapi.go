@@ -96,7 +96,7 @@ func (s *Server) List(resource, namespace string) ([]api.Object, string, error) 
 	if err != nil {
 		return nil, "", err
 	}
-	l, _ := s.store.List(r.nsPrefix(namespace), storage.ListOptions[*record]{})
+	l, _ := s.listRecords(r, namespace, storage.ListOptions[*record]{})
 	recs, rv := l.Items, strconv.FormatUint(l.Rev, 10)
 	out := make([]api.Object, 0, len(recs))
 	for _, rec := range recs {

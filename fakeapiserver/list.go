@@ -163,7 +163,7 @@ func (s *Server) list(req *http.Request, rq *request, opts listOptions) ([]*reco
 	if start != "" {
 		from = prefix + start
 	}
-	res, err := s.store.List(prefix, storage.ListOptions[*record]{Rev: exactRV, From: from, Limit: int(limit), Predicate: opts.matches})
+	res, err := s.listRecords(rq.res, rq.ns, storage.ListOptions[*record]{Rev: exactRV, From: from, Limit: int(limit), Predicate: opts.matches})
 	if errors.Is(err, storage.ErrCompacted) {
 		if opts.continueToken != "" {
 			meta.Continue = encodeContinue(-1, start)
@@ -263,14 +263,6 @@ func (s *Server) serveGet(w http.ResponseWriter, req *http.Request, rq *request)
 		return
 	}
 	s.writeJSON(w, req, http.StatusOK, s.renderObject(rq.res, out, rec))
-}
-
-func (s *Server) get(r *resource, ns, name string) (*record, *api.Status) {
-	rec, err := s.store.Get(storageKey(r, ns, name))
-	if err != nil {
-		return nil, errNotFound(r, name)
-	}
-	return rec, nil
 }
 
 // renderObject writes one object in the negotiated form.

@@ -127,6 +127,39 @@ func asStatus(err error) *api.Status {
 	return errInternal(err.Error())
 }
 
+// The registry's reads. HTTP (list.go, watch.go, writes.go) and the Go
+// API (goapi.go) read through these, which know where a resource's objects
+// live in storage and whether it is still served.
+
+// get returns the object ns/name of r.
+func (s *Server) get(r *resource, ns, name string) (*record, *api.Status) {
+	rec, err := s.store.Get(storageKey(r, ns, name))
+	if err != nil {
+		return nil, errNotFound(r, name)
+	}
+	return rec, nil
+}
+
+// listRecords lists the objects of r in namespace ns ("" for all), in key
+// order, as opts asks (opts.From is a storage key).
+func (s *Server) listRecords(r *resource, ns string, opts storage.ListOptions[*record]) (storage.ListResult[*record], error) {
+	return s.store.List(r.nsPrefix(ns), opts)
+}
+
+// watchRecords opens a storage watch of r's objects in namespace ns (""
+// for all), or of the one object ns/name. A watch opened once the server
+// is closing (Close ran after the request got past its check), or of a row
+// no longer served (its CRD was deleted after the request looked it up),
+// starts ended.
+func (s *Server) watchRecords(r *resource, ns, name string, opts storage.WatchOptions[*record]) (*watcher, []*watchEvent, error) {
+	key := r.nsPrefix(ns)
+	if name != "" {
+		key = storageKey(r, ns, name)
+	}
+	opts.Admit = func() bool { return !s.isClosed() && s.servesLocked(r) }
+	return s.store.Watch(key, opts)
+}
+
 // describeKey names a storage key in the trace: the resource and the key a
 // client knows. Called under the store's lock.
 func (s *Server) describeKey(key string) (string, string) {

@@ -206,14 +206,7 @@ func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *reques
 // events show.
 func (s *Server) startWatch(rq *request, opts listOptions, sendInitial bool) (wt *watcher, initial []*watchEvent, startRV uint64, expired *api.Status) {
 	rv, _ := strconv.ParseUint(opts.resourceVersion, 10, 64)
-	wo := storage.WatchOptions[*record]{
-		Predicate: opts.matches,
-		Buffer:    s.opts.WatchBuffer,
-		// Close ran after this request got past its check, or the row's
-		// CRD was deleted after the request looked it up: the watch
-		// starts ended.
-		Admit: func() bool { return !s.isClosed() && s.servesLocked(rq.res) },
-	}
+	wo := storage.WatchOptions[*record]{Predicate: opts.matches, Buffer: s.opts.WatchBuffer}
 	switch {
 	case rv == 0 && opts.sendInitialEvents != nil && !sendInitial:
 		// sendInitialEvents=false: start at the current version, without
@@ -223,11 +216,7 @@ func (s *Server) startWatch(rq *request, opts listOptions, sendInitial bool) (wt
 	default:
 		wo.Rev = rv
 	}
-	key := rq.res.nsPrefix(rq.ns)
-	if rq.name != "" {
-		key = storageKey(rq.res, rq.ns, rq.name) // a watch of one object
-	}
-	wt, initial, err := s.store.Watch(key, wo)
+	wt, initial, err := s.watchRecords(rq.res, rq.ns, rq.name, wo)
 	var ce *storage.CompactedError
 	if errors.As(err, &ce) {
 		return nil, nil, 0, errExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, ce.Compacted+1))

@@ -282,7 +282,7 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, req *http.Request,
 	// The answer is the list as read before deleting (the registry's
 	// DeleteCollection lists, deletes each item, and returns what it
 	// listed): the items as they were, and the list's resourceVersion.
-	l, _ := s.store.List(rq.res.nsPrefix(rq.ns), storage.ListOptions[*record]{Predicate: opts.matches})
+	l, _ := s.listRecords(rq.res, rq.ns, storage.ListOptions[*record]{Predicate: opts.matches})
 	listed := l.Items
 	meta := api.ListMeta{ResourceVersion: strconv.FormatUint(l.Rev, 10)}
 	for _, rec := range listed {
