@@ -134,6 +134,7 @@ type Options[O Object] struct {
 // per watcher), so every watcher sees every event in revision order.
 type Store[O Object] struct {
 	opts Options[O]
+	tx   Tx[O] // the one transaction, valid while mu is held (no allocation per write)
 
 	mu     sync.RWMutex
 	rev    uint64
@@ -164,13 +165,15 @@ func New[O Object](opts Options[O]) *Store[O] {
 	if opts.Versioner == nil {
 		panic("storage: Options.Versioner is required")
 	}
-	return &Store[O]{
+	s := &Store[O]{
 		opts:       opts,
 		values:     map[string]kv[O]{},
 		history:    ring[O]{buf: make([]*Event[O], opts.History)},
 		revChanged: make(chan struct{}),
 		watchers:   map[string]map[*Watcher[O]]struct{}{},
 	}
+	s.tx.s = s
+	return s
 }
 
 // Rev is the current revision: that of the latest write.

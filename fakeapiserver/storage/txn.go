@@ -36,7 +36,7 @@ type Tx[O Object] struct {
 func (s *Store[O]) View(fn func(tx *Tx[O]) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return fn(&Tx[O]{s: s})
+	return fn(&s.tx)
 }
 
 // Update runs fn with the store locked for writing, then waits until what
@@ -49,7 +49,7 @@ func (s *Store[O]) Update(fn func(tx *Tx[O]) error) error {
 		return err
 	}
 	mark := s.rev
-	err := fn(&Tx[O]{s: s})
+	err := fn(&s.tx)
 	rev, w := s.rev, s.wal
 	s.mu.Unlock()
 	if w == nil || rev == mark {
@@ -205,7 +205,7 @@ func (s *Store[O]) commitLocked(ev *Event[O]) {
 		s.maybeSnapshotLocked()
 	}
 	if s.opts.OnCommit != nil {
-		s.opts.OnCommit(&Tx[O]{s: s}, ev)
+		s.opts.OnCommit(&s.tx, ev)
 	}
 }
 
