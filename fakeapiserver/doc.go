@@ -19,7 +19,10 @@
 //
 // # Three layers
 //
-// As in kube-apiserver, three layers, each calling only the one below:
+// As in kube-apiserver, three layers, each built on the one below (HTTP
+// reads and writes objects through the registry; only its fault injections
+// and the current resourceVersion reach storage directly, as an etcd fault
+// would):
 //
 //   - storage (the package fakeapiserver/storage): etcd in miniature, what
 //     etcd is to kube-apiserver, and readable alone. One revision counter
@@ -41,7 +44,8 @@
 //     typecheck.go, fieldvalidation.go, limits.go (what a write may not
 //     do, answered as the real server answers it: grow an object past
 //     etcd's 1.5 MiB, carry over 256 KiB of annotations, copy more than 3
-//     MiB in a JSON patch, give a known field the wrong JSON type), ops.go,
+//     MiB in a JSON patch, give a known field the wrong JSON type; the
+//     cap on open watches is HTTP's, in limits.go too), ops.go,
 //     ops_delete.go, graceful.go (create, update, the status subresource,
 //     three patch types, delete with finalizers and graceful pod deletion,
 //     dry runs, 409 Conflict on a stale resourceVersion: each one storage
