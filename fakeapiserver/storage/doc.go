@@ -40,8 +40,9 @@
 //
 // Store[O] is modelled on kube-apiserver's storage.Interface
 // (k8s.io/apiserver/pkg/storage), which sits between its registry and
-// etcd: Get, List (at a revision, with paging), Create, Update and Delete
-// with Preconditions (UID, revision), Watch from a revision, Compact, Rev.
+// etcd: Get, List (at a revision, with paging), Create, GuaranteedUpdate
+// and Delete with Preconditions (UID, revision), or several writes in one
+// transaction (Update), Watch from a revision, Compact, Rev.
 //
 // Choices, and why:
 //

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -60,35 +61,26 @@ var uids int
 // put creates or updates key with data and returns the revision.
 func put(t testing.TB, s *Store[*val], key, data string) uint64 {
 	t.Helper()
-	var rev uint64
-	err := s.Update(func(tx *Tx[*val]) error {
-		rev = tx.NextRev()
-		if old, _, err := tx.Get(key); err == nil {
-			return tx.Update(key, &val{uid: old.uid, rev: rev, data: data}, Preconditions{})
-		}
-		uids++
-		return tx.Create(key, &val{uid: fmt.Sprintf("u%d", uids), rev: rev, data: data})
+	v, err := s.GuaranteedUpdate(key, Preconditions{}, func(cur *val, next uint64) (*val, error) {
+		return &val{uid: cur.uid, rev: next, data: data}, nil
 	})
+	if errors.Is(err, ErrNotFound) {
+		uids++
+		v, err = s.Create(key, func(rev uint64) *val { return &val{uid: fmt.Sprintf("u%d", uids), rev: rev, data: data} })
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rev
+	return v.rev
 }
 
 func del(t testing.TB, s *Store[*val], key string) uint64 {
 	t.Helper()
-	var rev uint64
-	err := s.Update(func(tx *Tx[*val]) error {
-		v, err := tx.Delete(key, Preconditions{})
-		if v != nil {
-			rev = v.rev
-		}
-		return err
-	})
+	v, err := s.Delete(key, Preconditions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return rev
+	return v.rev
 }
 
 // drain returns what the watch has queued, as "TYPE data@rev".

@@ -151,6 +151,55 @@ func (tx *Tx[O]) Delete(key string, pre Preconditions) (O, error) {
 	return gone, nil
 }
 
+// Create, GuaranteedUpdate and Delete are one-write transactions, named
+// after storage.Interface's.
+
+// Create writes at key, which must hold nothing (else ErrExists), the value
+// mk makes for the next revision.
+func (s *Store[O]) Create(key string, mk func(rev uint64) O) (O, error) {
+	var v O
+	err := s.Update(func(tx *Tx[O]) error {
+		v = mk(tx.NextRev())
+		return tx.Create(key, v)
+	})
+	return v, err
+}
+
+// GuaranteedUpdate replaces the value at key by what try makes of the
+// current one for the next revision, if the preconditions hold; an error
+// from try is returned as is. kube-apiserver's GuaranteedUpdate calls try
+// again whenever etcd's compare-and-swap finds the value changed in
+// between; under the store's lock nothing can change it, so try runs once.
+func (s *Store[O]) GuaranteedUpdate(key string, pre Preconditions, try func(cur O, next uint64) (O, error)) (O, error) {
+	var v O
+	err := s.Update(func(tx *Tx[O]) error {
+		cur, rev, err := tx.Get(key)
+		if err != nil {
+			return err
+		}
+		if err := pre.check(cur.UID(), rev); err != nil {
+			return err
+		}
+		if v, err = try(cur, tx.NextRev()); err != nil {
+			return err
+		}
+		return tx.Update(key, v, Preconditions{})
+	})
+	return v, err
+}
+
+// Delete removes the value at key if the preconditions hold, and returns
+// what the DELETED event carries.
+func (s *Store[O]) Delete(key string, pre Preconditions) (O, error) {
+	var v O
+	err := s.Update(func(tx *Tx[O]) error {
+		var err error
+		v, err = tx.Delete(key, pre)
+		return err
+	})
+	return v, err
+}
+
 // Rewrite replaces every value under prefix by f's copy of it, with no
 // new revision, no event and nothing logged: for a change of how values
 // are seen, not of what they hold (a custom resource's row rebuilt after
