@@ -12,8 +12,10 @@ import (
 
 // The write path: create, update (of the object or of its status), patch
 // and delete. HTTP handlers and the Go API both end here. Each operation
-// holds the store's lock from reading the current object to committing the
-// new one, which is what makes resourceVersion checks (409 Conflict) exact.
+// is one storage transaction (storage.Store.Update): the storage's lock is
+// held from reading the current object to committing the new one, which is
+// what makes resourceVersion checks (409 Conflict) exact, and the answer
+// waits until the write is durable.
 
 // checkNamespace makes the body's namespace agree with the URL's.
 func checkNamespace(r *resource, meta map[string]any, ns string) *api.Status {

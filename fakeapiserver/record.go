@@ -161,7 +161,7 @@ func (s *Server) watchRecords(r *resource, ns, name string, opts storage.WatchOp
 }
 
 // describeKey names a storage key in the trace: the resource and the key a
-// client knows. Called under the store's lock.
+// client knows. Called under the storage's lock.
 func (s *Server) describeKey(key string) (string, string) {
 	for _, r := range s.rows {
 		if rest, ok := strings.CutPrefix(key, r.keyPrefix()); ok {

@@ -36,11 +36,13 @@ import (
 // A watch filtered by a selector sees an object that stops matching as
 // DELETED and one that starts matching as ADDED.
 //
-// Events reach a watch through a buffered channel filled by the writer
-// while it holds the store's lock; a watcher that lets the buffer fill is
-// cut off (its stream ends; the client resumes from the last version it
-// saw), so a slow reader cannot make the server's memory grow without
-// bound.
+// The replay, the selector transitions and the delivery are storage's
+// (storage/watch.go): events reach a watch through a buffered channel
+// filled by the writer while it holds the storage's lock; a watcher that
+// lets the buffer fill is cut off (its stream ends; the client resumes
+// from the last version it saw), so a slow reader cannot make the server's
+// memory grow without bound. This file is the HTTP side: which storage
+// watch a request opens, and the stream it writes.
 
 // watcher is a watch's storage side: storage does the replay, the
 // selector transitions, the fan-out and the cutting off.
@@ -76,7 +78,7 @@ const garbageEvent storage.EventType = "GARBAGE"
 //     one write the same *watchEvent; Table and PartialObjectMetadata
 //     streams make its frame once per form on it (WatchEvent.Memo), by
 //     whichever stream writes the frame first (so the writer, which holds
-//     the store's lock, encodes nothing), read-only afterwards;
+//     the storage's lock, encodes nothing), read-only afterwards;
 //   - the old state a selector watcher sees leave (DELETED at the new
 //     version) is made once per write, by storage.
 //
