@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/kinformer/kinformer/trace"
 )
 
 // val is the value the tests store: a UID, the revision it was written at,
@@ -42,9 +44,12 @@ func decode(kvs []KeyValue) ([]*val, error) {
 	return out, nil
 }
 
-func newTestStore(t testing.TB, opts Options[*val]) *Store[*val] {
+func newTestStore(t *testing.T, opts Options[*val]) *Store[*val] {
 	t.Helper()
 	opts.Versioner = stamp
+	if opts.Tracer == nil {
+		opts.Tracer = trace.ForTest(t).Stage("storage") // commits, compactions, watches cut off: under -v
+	}
 	if opts.Dir != "" {
 		opts.Decode = decode
 	}
