@@ -72,9 +72,9 @@ func (s *Store[O]) load() error {
 	}
 	if l := s.opts.Logger; l != nil {
 		if rc.report.Truncated != "" {
-			l.Warn("fakeapiserver: damaged log tail truncated", "recovery", rc.report.String())
+			l.Warn("storage: damaged log tail truncated", "recovery", rc.report.String())
 		} else {
-			l.Info("fakeapiserver: data dir opened", "recovery", rc.report.String())
+			l.Info("storage: data dir opened", "recovery", rc.report.String())
 		}
 	}
 	return nil

@@ -306,9 +306,9 @@ func (s *Store[O]) removeLocked(key string) {
 	}
 }
 
-// HasPrefix reports whether key is under prefix; a prefix that does not
+// watchCovers reports whether key is under prefix; a prefix that does not
 // end in "/" names one key.
-func HasPrefix(key, prefix string) bool {
+func watchCovers(key, prefix string) bool {
 	if strings.HasSuffix(prefix, "/") {
 		return strings.HasPrefix(key, prefix)
 	}

@@ -25,18 +25,10 @@ import (
 // it); each takes the next revision. Update returns only once every change
 // it committed is durable (group commit, wal.go).
 
-// Tx is a transaction: reads and, inside Update, writes, under the store's
-// lock. It is only valid during the function it is passed to.
+// Tx is a transaction: reads and writes under the store's lock. It is
+// only valid during the function Update passes it to.
 type Tx[O Object] struct {
 	s *Store[O]
-}
-
-// View runs fn with the store read-locked: a consistent read of several
-// keys.
-func (s *Store[O]) View(fn func(tx *Tx[O]) error) error {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return fn(&s.tx)
 }
 
 // Update runs fn with the store locked for writing, then waits until what
@@ -92,10 +84,8 @@ func (p Preconditions) check(uid string, rev uint64) error {
 	return nil
 }
 
-// Rev is the current revision; NextRev the one the next write takes. A
-// value written must carry NextRev (the caller stamps it, so the value is
-// encoded once).
-func (tx *Tx[O]) Rev() uint64     { return tx.s.rev }
+// NextRev is the revision the next write takes. A value written must carry
+// it (the caller stamps it, so the value is encoded once).
 func (tx *Tx[O]) NextRev() uint64 { return tx.s.rev + 1 }
 
 // Get returns the current value at key and the revision of its last write.

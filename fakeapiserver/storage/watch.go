@@ -186,7 +186,7 @@ func (s *Store[O]) Watch(key string, opts WatchOptions[O]) (*Watcher[O], []*Watc
 	case opts.Rev != 0:
 		w.after = opts.Rev
 		for _, ev := range s.history.since(opts.Rev) {
-			if HasPrefix(ev.Key, key) {
+			if watchCovers(ev.Key, key) {
 				if typ, v, ok := w.view(ev, nil); ok {
 					initial = append(initial, &WatchEvent[O]{Type: typ, Value: v})
 				}
