@@ -2,17 +2,19 @@ package fakeapiserver
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/fakeapiserver/storage"
 )
 
 // CustomResourceDefinitions: what apiextensions-apiserver adds to a real
 // server. A CRD (apiextensions.k8s.io/v1, cluster-scoped, named
 // <plural>.<group>) is itself an object of a built-in row
 // (customresourcedefinitions); every change to one changes which rows the
-// server serves (store.served):
+// server serves (Server.rows):
 //
 //	CRD created or changed  its storage version (if served) becomes a row: discovery,
 //	                        OpenAPI, list/watch/get/create/update/patch/delete,
@@ -383,93 +385,54 @@ func crdRowChange(served []*resource, crdName string, crd map[string]any) (old, 
 	return old, want
 }
 
-// crdChangingLocked keeps the rows in step with a CRD event, under the
-// store's lock. It runs before a CRD's DELETED event is committed (its
-// custom resources go first, so the log never holds an object of a row
-// that no longer exists) and after an ADDED or MODIFIED one.
-func (s *Server) crdChangingLocked(ev *event) {
-	st := s.store
-	var crd map[string]any
-	if ev.typ != api.Deleted {
-		crd = ev.obj.obj
+// onCommit is the storage's commit hook: the rows follow a CRD created or
+// changed (a deleted one is handled before its DELETED is committed, see
+// beforeRemoveLocked).
+func (s *Server) onCommit(tx *recordTx, ev *storage.Event[*record]) {
+	if ev.Type != storage.Deleted && isCRDRow(ev.Value.res) {
+		s.crdChangingLocked(tx, ev.Value.name, ev.Value.obj)
 	}
-	old, want := crdRowChange(st.served, ev.obj.name, crd)
+}
+
+// crdChangingLocked keeps the rows in step with a CRD (crd nil: deleted),
+// inside a storage transaction. It runs before a CRD's DELETED event is
+// committed (its custom resources go first, so the log never holds an
+// object of a row that no longer exists) and after an ADDED or MODIFIED
+// one.
+func (s *Server) crdChangingLocked(tx *recordTx, name string, crd map[string]any) {
+	old, want := crdRowChange(s.rows, name, crd)
 	if old == want {
 		return
 	}
 	if old != nil && want == nil {
 		// Gone: every object goes, its watchers see DELETED, then end.
-		for _, rec := range st.recordsLocked(old, "", "") {
-			s.removeLocked(rec)
+		l, _ := tx.List(old.keyPrefix(), storage.ListOptions[*record]{})
+		for _, rec := range l.Items {
+			s.removeLocked(tx, rec)
 		}
 	}
 	if old != nil {
-		for w := range st.watchers[old] {
-			w.stopLocked() // the real server ends a CRD's watches when it changes
-		}
-		delete(st.watchers, old)
+		tx.StopWatches(old.keyPrefix()) // the real server ends a CRD's watches when it changes
 	}
-	i := -1
-	for j, r := range st.served {
-		if r == old {
-			i = j
-		}
-	}
-	if want == nil {
-		st.served = append(st.served[:i:i], st.served[i+1:]...)
-		delete(st.objects, old)
-		delete(st.keys, old)
-		return
-	}
-	if old == nil {
-		st.addRowLocked(want)
-		return
-	}
-	// Rebuilt (new names, columns, /status, or another storage version):
-	// the objects move to the new row.
-	st.served[i] = want
-	st.watchers[want] = map[*watcher]struct{}{}
-	st.objects[want] = rekey(st.objects[old], want)
-	st.keys[want] = st.keys[old]
-	delete(st.objects, old)
-	delete(st.keys, old)
-}
-
-// rekey re-makes the records of a rebuilt row for the new one.
-func rekey(objs map[string]*record, r *resource) map[string]*record {
-	out := make(map[string]*record, len(objs))
-	for k, rec := range objs {
-		obj := copyObject(rec.obj)
-		obj["apiVersion"] = r.GroupVersion()
-		out[k] = newRecord(r, obj, rec.rv)
-	}
-	return out
-}
-
-// crdReplayed is crdChangingLocked for recovery: the rows follow the CRD
-// records of the log (and snapshot), so the custom resources after them
-// find their row.
-func (rc *recovered) crdReplayed(name string, crd map[string]any) {
-	old, want := crdRowChange(rc.served, name, crd)
-	if old == want {
-		return
-	}
-	i := -1
-	for j, r := range rc.served {
-		if r == old {
-			i = j
-		}
-	}
+	rows := slices.Clone(s.rows)
+	i := slices.Index(rows, old)
 	switch {
-	case old == nil:
-		rc.served = append(rc.served, want)
-		rc.objects[want] = map[string]*record{}
 	case want == nil:
-		rc.served = append(rc.served[:i:i], rc.served[i+1:]...)
-		delete(rc.objects, old)
+		rows = slices.Delete(rows, i, i+1)
+	case old == nil:
+		rows = append(rows, want)
 	default:
-		rc.served[i] = want
-		rc.objects[want] = rekey(rc.objects[old], want)
-		delete(rc.objects, old)
+		// Rebuilt (new names, columns, /status, or another storage
+		// version): the objects are seen through the new row.
+		rows[i] = want
+		tx.Rewrite(want.keyPrefix(), func(rec *record) *record { return rekey(rec, want) })
 	}
+	s.setRowsLocked(rows)
+}
+
+// rekey re-makes a record of a rebuilt row for the new one.
+func rekey(rec *record, r *resource) *record {
+	obj := copyObject(rec.obj)
+	obj["apiVersion"] = r.GroupVersion()
+	return newRecord(r, obj, rec.rv)
 }

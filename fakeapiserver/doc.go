@@ -17,39 +17,56 @@
 // with Retry-After), and an event can be missed (and the client only
 // learns on its next relist that an object is gone: the tombstone case).
 //
-// This package models exactly that contract:
+// # Three layers
 //
-//   - store.go: one global resourceVersion, every object kept as its full
-//     JSON (so fields kinformer's typed structs lack survive a round trip),
-//     and a bounded history of events, from which watches replay and paged
-//     lists read a consistent snapshot.
-//   - watch.go: chunked watch streams: replay from a version, synthetic
-//     ADDED events for a watch from "now", 410 as an ERROR frame, bookmarks,
-//     streaming lists (sendInitialEvents), selector transitions delivered as
-//     DELETED/ADDED, and slow watchers cut off instead of buffered forever.
-//   - list.go, options.go: list with selectors, paging with continue tokens
-//     over one snapshot, the resourceVersion rules (most recent, any,
-//     not-older-than, exact, too large → 504), and ListOptions validation.
-//   - ops.go, writes.go: create, update, the status subresource, three patch
-//     types, delete with finalizers and graceful pod deletion, dry runs, and
-//     409 Conflict on a stale resourceVersion.
-//   - wal.go, walrecord.go, snapshot.go, recover.go, durable.go: with
-//     a data directory (Open), a write-ahead log fsync'd before a write is
-//     acknowledged (group commit), snapshots, recovery of a torn tail, and a
-//     restart that keeps every acknowledged object and answers older
-//     versions 410 so clients relist. Without it, everything is in memory.
-//   - limits.go, typecheck.go: what a write may not do, answered as the
-//     real server answers it: grow an object past etcd's 1.5 MiB, carry
-//     over 256 KiB of annotations, copy more than 3 MiB in a JSON patch,
-//     give a known field the wrong JSON type (so every stored object
-//     decodes into its Go type); and at most Options.MaxWatches watches.
-//   - registry.go: the one table of resources (pods, configmaps, namespaces,
-//     replicasets). Adding a resource is adding a row.
-//   - faults.go: fault injection for tests: fail requests with 500/429,
-//     compact history, close every watch, write garbage into watches, delay
-//     delivery, drop chosen events.
-//   - discovery.go, openapi.go, table.go: what kubectl needs: discovery,
-//     a minimal OpenAPI document, and server-side printing (Table).
+// As in kube-apiserver, three layers, each built on the one below (HTTP
+// reads and writes objects through the registry; only its fault injections
+// and the current resourceVersion reach storage directly, as an etcd fault
+// would):
+//
+//   - storage (the package fakeapiserver/storage): etcd in miniature, what
+//     etcd is to kube-apiserver, and readable alone. One revision counter
+//     (the resourceVersion), keys like etcd's
+//     (/registry/{group/}{resource}/{namespace}/{name}) in one sorted
+//     index, a bounded history from which a watch replays and a paged list
+//     reads one snapshot, compaction (an older revision is ErrCompacted,
+//     which the HTTP layer answers 410 Expired), watches with selector
+//     transitions and slow watchers cut off, the hide/compact/close faults,
+//     the write-ahead log, snapshots and recovery. Its Store is modelled
+//     on kube-apiserver's storage.Interface and knows nothing of HTTP,
+//     Kubernetes objects or api.Status.
+//   - the registry: what is stored and the rules of each write.
+//     record.go (the stored record, its storage key, storage's errors as
+//     api.Status), registry.go (the one table of resources: pods,
+//     configmaps, namespaces, replicasets; adding a resource is adding a
+//     row), strategy*.go (each resource's strategy), crd.go (custom
+//     resources: a CRD adds a row, in storage's commit hook), validate.go,
+//     typecheck.go, fieldvalidation.go, limits.go (what a write may not
+//     do, answered as the real server answers it: grow an object past
+//     etcd's 1.5 MiB, carry over 256 KiB of annotations, copy more than 3
+//     MiB in a JSON patch, give a known field the wrong JSON type; the
+//     cap on open watches is HTTP's, in limits.go too), ops.go,
+//     ops_delete.go, graceful.go (create, update, the status subresource,
+//     three patch types, delete with finalizers and graceful pod deletion,
+//     dry runs, 409 Conflict on a stale resourceVersion: each one storage
+//     transaction), patchrender.go, jsonobj.go (objects as JSON, so fields
+//     kinformer's typed structs lack survive a round trip), durable.go
+//     (Open, RestartStore: recovered values decoded, CRDs first), goapi.go
+//     and seed.go (the Go API, which acts on the registry as HTTP does).
+//   - HTTP: server.go (Options, Server), handler.go (routing), list.go
+//     (list with selectors, paging with continue tokens over one snapshot,
+//     get), options.go (the resourceVersion rules: most recent, any,
+//     not-older-than, exact, too large: 504; ListOptions validation),
+//     watch.go and watch_stream.go (chunked watch streams: replay, synthetic
+//     ADDED events for a watch from "now", 410 as an ERROR frame,
+//     bookmarks, streaming lists, one frame encoded once per form across
+//     watchers), writes.go, writeoptions.go, yamlbody.go, patchbody.go,
+//     patch_answers.go, scheme.go (reading write requests and wording their
+//     errors), errors.go (every api.Status), faults.go and faulthttp.go
+//     (fault injection: fail requests with 500/429, compact history, close
+//     every watch, write garbage into watches, delay delivery, drop chosen
+//     events, restart the storage), discovery.go, openapi.go, table.go
+//     (what kubectl needs), security.go, timeouts.go.
 //
 // Every failure is an api.Status worded as the real server words it; the
 // recordings in the repository's testdata/kube-apiserver-1.36 are the yardstick.

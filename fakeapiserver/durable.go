@@ -5,13 +5,22 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/fakeapiserver/storage"
 	"github.com/kinformer/kinformer/trace"
 )
 
-// Durability: Open, Close's part, RestartStore, and the hooks the write path
-// calls. The log is wal.go, snapshots snapshot.go, recovery recover.go.
+// Durability: Open, RestartStore and Close's part. The log, snapshots and
+// recovery are the storage package's (storage/durable.go); what is left
+// here is the registry's: decoding what was recovered into records (CRDs
+// first, so their rows exist before their objects), and the namespaces
+// every cluster has.
+
+// Recovery reports what Open or RestartStore found in the data directory
+// (storage.Recovery).
+type Recovery = storage.Recovery
 
 // Open returns a server that keeps its objects in the directory dir: every write
 // is in a write-ahead log, fsync'd before it is acknowledged, and a server
@@ -24,20 +33,15 @@ import (
 // The namespaces a new cluster has (default, kube-system, kube-public) are
 // created only where they are missing, so reopening does not duplicate them.
 func Open(dir string, opts Options) (*Server, error) {
-	s := New(opts) // defaults, and an in-memory state that recovery replaces
 	if dir == "" {
-		return s, nil
+		return New(opts), nil
 	}
-	st := s.store
-	st.persistent, st.dataDir = true, dir
-	st.snapEveryRecords, st.snapEveryBytes = opts.SnapshotRecords, opts.SnapshotBytes
-	if st.snapEveryRecords <= 0 {
-		st.snapEveryRecords = 10000
+	s := newServer(opts, dir)
+	if err := s.store.Open(); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("fakeapiserver: opening data dir %s: %w", dir, err)
 	}
-	if st.snapEveryBytes <= 0 {
-		st.snapEveryBytes = 64 << 20
-	}
-	if err := s.loadDataDir(); err != nil {
+	if err := s.afterRecovery(); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("fakeapiserver: opening data dir %s: %w", dir, err)
 	}
@@ -52,9 +56,7 @@ var ErrNoDataDir = errors.New("fakeapiserver: RestartStore needs a data director
 // zero Recovery without one). A damaged log tail shows here; Open also logs
 // it through Options.Logger.
 func (s *Server) Recovery() Recovery {
-	s.store.mu.RLock()
-	defer s.store.mu.RUnlock()
-	return s.store.recovery
+	return s.store.Recovery()
 }
 
 // RestartStore simulates a crash and restart of the server's storage, in
@@ -65,52 +67,24 @@ func (s *Server) Recovery() Recovery {
 // or exact list at any older version. Without DataDir it is an error: an
 // in-memory server has nothing to restart from.
 func (s *Server) RestartStore() error {
-	st := s.store
-	if !st.persistent {
+	if !s.store.Durable() {
 		return ErrNoDataDir
 	}
-	st.mu.Lock()
-	if st.wal == nil {
-		st.mu.Unlock()
-		return errors.New("fakeapiserver: RestartStore: the server is closed")
-	}
-	st.wal.crash()
-	st.wal = nil
-	for _, ws := range st.watchers {
-		for w := range ws {
-			w.stopLocked()
-		}
-	}
 	if s.tracer.On() {
-		s.tracer.Event("fault: storage restart", trace.RV(strconv.FormatUint(st.rv, 10)))
+		s.tracer.Event("fault: storage restart", trace.RV(strconv.FormatUint(s.store.Rev(), 10)))
 	}
-	st.mu.Unlock()
-	if err := s.loadDataDir(); err != nil {
-		return fmt.Errorf("fakeapiserver: restarting from %s: %w", st.dataDir, err)
+	if err := s.store.Restart(); err != nil {
+		return fmt.Errorf("fakeapiserver: restarting the storage: %w", err)
+	}
+	if err := s.afterRecovery(); err != nil {
+		return fmt.Errorf("fakeapiserver: restarting the storage: %w", err)
 	}
 	return nil
 }
 
-// loadDataDir replaces the in-memory state by what DataDir holds, starts the
-// log, and creates the namespaces every cluster has if they are missing.
-func (s *Server) loadDataDir() error {
-	st := s.store
-	st.mu.Lock()
-	rc, err := recoverDir(st.dataDir)
-	if err == nil {
-		err = st.attachLocked(rc, s.opts)
-	}
-	st.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	if l := s.opts.Logger; l != nil {
-		if rc.report.Truncated != "" {
-			l.Warn("fakeapiserver: damaged log tail truncated", "recovery", rc.report.String())
-		} else {
-			l.Info("fakeapiserver: data dir opened", "recovery", rc.report.String())
-		}
-	}
+// afterRecovery creates the namespaces every cluster has if they are
+// missing, and starts the history after them.
+func (s *Server) afterRecovery() error {
 	for _, ns := range protectedNamespaces {
 		if _, err := s.Create(&api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}}); err != nil {
 			var status *api.Status
@@ -120,148 +94,64 @@ func (s *Server) loadDataDir() error {
 			return fmt.Errorf("creating namespace %s: %w", ns, err)
 		}
 	}
-	s.store.forgetBootstrap()
-	return nil
-}
-
-// attachLocked installs recovered state: the objects, the counter, an empty
-// history at it, a new log segment after the last one kept. A counter moved
-// past the disk (after a crash) is logged and fsync'd before anything can
-// be served at it.
-func (st *store) attachLocked(rc *recovered, opts Options) error {
-	w, err := openWAL(st.dataDir, rc.lastSeg+1, rc.lastRV)
-	if err != nil {
-		return err
-	}
-	w.logger = opts.Logger
-	// The log just replayed counts towards the next snapshot, and so does
-	// a pile of segments (every open starts one).
-	w.sinceSnapRecords = rc.report.Records
-	if rc.report.Segments >= 16 {
-		w.sinceSnapRecords = max(w.sinceSnapRecords, st.snapEveryRecords)
-	}
-	if rc.rv != rc.lastRV {
-		w.append(&walRecord{typ: walRV, rv: rc.rv})
-		if err := w.waitDurable(rc.rv); err != nil {
-			w.crash()
-			return fmt.Errorf("logging the restart's resourceVersion: %w", err)
-		}
-	}
-	st.served = rc.served
-	st.objects = rc.objects
-	watchers := map[*resource]map[*watcher]struct{}{}
-	for _, r := range rc.served {
-		watchers[r] = st.watchers[r] // a built-in row keeps its (stopped) watchers until they unregister
-		if watchers[r] == nil {
-			watchers[r] = map[*watcher]struct{}{}
-		}
-	}
-	st.watchers = watchers
-	st.keys = map[*resource][]string{}
-	for r, m := range rc.objects {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		st.keys[r] = keys
-	}
-	st.rv = rc.rv
-	st.history.clear()
-	st.compacted = rc.rv
-	st.wal = w
-	st.recovery = rc.report
-	close(st.rvChanged)
-	st.rvChanged = make(chan struct{})
-	if st.tracer.On() {
-		st.tracer.Event("storage recovered", trace.RV(strconv.FormatUint(rc.rv, 10)), trace.Count(rc.report.Objects),
-			trace.Reason("history starts empty here: older versions answer 410 Expired"))
-	}
+	s.store.ForgetHistory()
 	return nil
 }
 
 // closeDataDir logs a clean shutdown and closes the log. Close calls it.
 func (s *Server) closeDataDir() {
-	st := s.store
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if st.wal == nil {
-		return
-	}
-	st.wal.append(&walRecord{typ: walClose, rv: st.rv})
-	err := st.wal.close()
-	st.wal = nil
-	if err != nil && s.opts.Logger != nil {
+	if err := s.store.Close(); err != nil && s.opts.Logger != nil {
 		s.opts.Logger.Error("fakeapiserver: closing the write-ahead log", "err", err)
 	}
 }
 
-// writableLocked refuses a write when the server keeps a log that cannot
-// take it (failed, or closed): the write would otherwise live in memory only.
-func (st *store) writableLocked() *api.Status {
-	if !st.persistent {
-		return nil
+// decodeRecovered is the storage's Options.Decode: the recovered key/values
+// (in key order) as records. The CRDs are decoded first and their rows
+// made (in the order the CRDs were created), so every custom object finds
+// its row; the rows replace the server's. A value under no row's prefix,
+// or stored under a key that is not its own, is an error.
+func (s *Server) decodeRecovered(kvs []storage.KeyValue) ([]*record, error) {
+	rows := slices.Clone(builtinResources)
+	type crd struct {
+		obj     map[string]any
+		created string
+		rv      uint64
 	}
-	if st.wal == nil {
-		return errServiceUnavailable("the storage is closed")
-	}
-	if err := st.wal.failed(); err != nil {
-		return errInternal(fmt.Sprintf("storage failed: %v", err))
-	}
-	return nil
-}
-
-// unlockDurable releases the store's lock a write operation took and, if
-// the operation committed anything (the counter moved past mark, its value
-// when the lock was taken), waits until that is durable: the write is
-// acknowledged only after its fsync. Use it as
-//
-//	st.mu.Lock()
-//	defer s.unlockDurable(st.rv, &status)
-func (s *Server) unlockDurable(mark uint64, status **api.Status) {
-	st := s.store
-	rv, w := st.rv, st.wal
-	st.mu.Unlock()
-	if w == nil || rv == mark {
-		return
-	}
-	if err := w.waitDurable(rv); err != nil && *status == nil {
-		if errors.Is(err, errWALCrashed) || errors.Is(err, errWALClosed) {
-			*status = errServiceUnavailable("the write was not made durable: " + err.Error())
-		} else {
-			*status = errInternal("the write was not made durable: " + err.Error())
+	var crds []crd
+	for _, kv := range kvs {
+		if strings.HasPrefix(kv.Key, crdRow.keyPrefix()) {
+			obj, err := decodeObject(kv.Value)
+			if err != nil {
+				return nil, fmt.Errorf("object %s: %w", kv.Key, err)
+			}
+			crds = append(crds, crd{obj, stringAt(mapAt(obj, "metadata"), "creationTimestamp"), kv.Rev})
 		}
 	}
-}
-
-// logLocked queues ev's record. commitLocked calls it first, before the
-// change is applied or seen by anyone.
-func (st *store) logLocked(ev *event) {
-	rec := recordFrame(walType(ev.typ), ev.obj)
-	rec.rv = ev.rv
-	st.wal.append(&rec)
-	st.wal.sinceSnapRecords++
-	st.wal.sinceSnapBytes += int64(frameSize(&rec))
-}
-
-// maybeSnapshotLocked starts a snapshot when enough log has piled up since
-// the last one (see snapshot.go). commitLocked calls it last, once the
-// change is applied, so the snapshot holds every record queued so far and
-// the new segment starts with the next one.
-func (st *store) maybeSnapshotLocked() {
-	w := st.wal
-	if w.sinceSnapRecords < st.snapEveryRecords && w.sinceSnapBytes < st.snapEveryBytes {
-		return
+	slices.SortStableFunc(crds, func(a, b crd) int { return strings.Compare(a.created, b.created) })
+	for _, c := range crds {
+		if r := customRow(c.obj); r != nil {
+			rows = append(rows, r)
+		}
 	}
-	w.snapMu.Lock()
-	busy := w.snapshotting
-	w.snapshotting = true
-	w.snapMu.Unlock()
-	if busy {
-		return // the counters keep growing: the next write tries again
+	out := make([]*record, len(kvs))
+	for i, kv := range kvs {
+		r := rowForKey(rows, kv.Key)
+		if r == nil {
+			return nil, fmt.Errorf("no resource is stored under %s", kv.Key)
+		}
+		obj, err := decodeObject(kv.Value)
+		if err != nil {
+			return nil, fmt.Errorf("object %s: %w", kv.Key, err)
+		}
+		if r.custom != nil {
+			obj["apiVersion"] = r.GroupVersion() // written before its CRD's storage version changed
+		}
+		rec := newRecord(r, obj, kv.Rev)
+		if rec.storageKey() != kv.Key {
+			return nil, fmt.Errorf("object %s %q is stored under key %q", r.GroupResource(), rec.key, kv.Key)
+		}
+		out[i] = rec
 	}
-	snap := captureLocked(st, w.rotate())
-	w.sinceSnapRecords, w.sinceSnapBytes = 0, 0
-	w.snapWG.Add(1)
-	go w.snapshot(snap)
+	s.setRowsLocked(rows)
+	return out, nil
 }

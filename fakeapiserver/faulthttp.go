@@ -151,9 +151,7 @@ func (s *Server) ResetFaults() {
 	s.faults.mu.Lock()
 	s.faults.queue, s.faults.delay = nil, 0
 	s.faults.mu.Unlock()
-	s.store.mu.Lock()
-	s.store.endDropLocked() // every deaf watch ends now, with 410 Expired
-	s.store.mu.Unlock()
+	s.store.Hide(nil, 0) // every deaf watch ends now, with 410 Expired
 }
 
 // serveFaults answers the paths under /faults; it returns false for any
@@ -204,13 +202,8 @@ func (s *Server) serveFaults(w http.ResponseWriter, req *http.Request) bool {
 
 // openWatchCount is how many watches are open, of every resource.
 func (s *Server) openWatchCount() int {
-	s.store.mu.RLock()
-	defer s.store.mu.RUnlock()
-	n := 0
-	for _, ws := range s.store.watchers {
-		n += len(ws)
-	}
-	return n
+	open, _ := s.store.Watchers("/")
+	return open
 }
 
 var faultVerbs = []string{"get", "list", "watch", "create", "update", "patch", "delete", "deletecollection"}

@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/fakeapiserver/storage"
 	"github.com/kinformer/kinformer/trace"
 )
 
@@ -105,9 +107,7 @@ func (s *Server) FailRequests(ft Fault) {
 // continue token at any older resourceVersion now answers 410 Expired.
 // Open watches keep running.
 func (s *Server) CompactHistory() {
-	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
-	s.store.compactLocked()
+	s.store.Compact()
 }
 
 // CloseWatches ends every open watch, as a load balancer or an API server
@@ -115,34 +115,16 @@ func (s *Server) CompactHistory() {
 // from its last resourceVersion; a deaf one (it missed an event a drop fault
 // hid) ends with a 410 Expired ERROR frame, so its client relists.
 func (s *Server) CloseWatches() {
-	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
 	if s.tracer.On() {
 		s.tracer.Event("fault: close every watch")
 	}
-	s.store.closeWatchesLocked()
-}
-
-func (st *store) closeWatchesLocked() {
-	for _, ws := range st.watchers {
-		for w := range ws {
-			w.stopLocked()
-		}
-	}
+	s.store.CloseWatches()
 }
 
 // WriteGarbage writes frame (which need not be JSON, nor end in a newline)
 // into every open watch, to test how clients handle a corrupt stream.
 func (s *Server) WriteGarbage(frame []byte) {
-	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
-	for _, ws := range s.store.watchers {
-		for w := range ws {
-			if !w.stopped {
-				w.sendLocked(watchItem{garbage: append([]byte(nil), frame...)})
-			}
-		}
-	}
+	s.store.Inject(&watchEvent{Type: garbageEvent, Value: &record{raw: append([]byte(nil), frame...)}})
 }
 
 // SetWatchDelay delays every watch frame by d (0 turns it off), measured on
@@ -165,9 +147,10 @@ type Event struct {
 	ResourceVersion string
 }
 
-func (ev *event) public() Event {
-	return Event{Type: ev.typ, Resource: ev.res.Name, Namespace: ev.obj.ns, Name: ev.obj.name,
-		ResourceVersion: strconv.FormatUint(ev.rv, 10)}
+// publicEvent is a storage event as DropEvents' filter sees it.
+func publicEvent(ev *storage.Event[*record]) Event {
+	return Event{Type: api.EventType(ev.Type), Resource: ev.Value.res.Name, Namespace: ev.Value.ns, Name: ev.Value.name,
+		ResourceVersion: strconv.FormatUint(ev.Rev, 10)}
 }
 
 // Dropping events, and the one rule it must keep.
@@ -182,7 +165,8 @@ func (ev *event) public() Event {
 // client resumes from the last version it saw (or, if that is compacted
 // away, gets 410 Expired and relists).
 //
-// So the drop fault hides events without ever making a hole:
+// So the drop fault hides events without ever making a hole (storage's
+// Hide, storage/faults.go, does it):
 //
 //   - a watch that would have delivered a hidden event goes deaf at that
 //     event: it sends nothing more, neither later events nor bookmarks
@@ -201,17 +185,6 @@ func (ev *event) public() Event {
 // (which keeps every hidden event) and go deaf only at the next event they
 // miss. TestFault_DroppedEventNeverLeavesAHole pins the rule.
 
-// eventDrop is a drop fault: which events it hides, and how many more.
-type eventDrop struct {
-	match func(Event) bool
-	left  int // events still to hide; 0: no limit
-}
-
-// hides reports whether the drop hides ev (hideLocked counts it).
-func (d *eventDrop) hides(ev *event) bool {
-	return d.match(ev.public())
-}
-
 // DropEvents makes every change for which drop returns true invisible to the
 // watches open when it happens (it is still stored, listed and kept in
 // history). Each watch that misses one goes deaf: it sends nothing more
@@ -227,68 +200,23 @@ func (s *Server) DropEvents(drop func(Event) bool) {
 // dropEvents starts a drop that hides at most count events (0: no limit);
 // a nil match ends the drop. Either way an earlier drop ends first.
 func (s *Server) dropEvents(match func(Event) bool, count int) {
-	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
-	s.store.endDropLocked()
-	if match != nil {
-		s.store.drop = &eventDrop{match: match, left: count}
+	if match == nil {
+		s.store.Hide(nil, 0)
+	} else {
+		s.store.Hide(func(ev *storage.Event[*record]) bool { return match(publicEvent(ev)) }, count)
 	}
 	if s.tracer.On() {
 		s.tracer.Event("fault: drop events", slog.Bool("on", match != nil), trace.Count(count))
 	}
 }
 
-// hideLocked hides a committed event from the open watches: each watch that
-// would have delivered it goes deaf at it. A count-limited drop ends with
-// its last event.
-func (st *store) hideLocked(ev *event) {
-	if st.tracer.On() {
-		st.tracer.Warn("event dropped (fault)", trace.Type(string(ev.typ)), trace.Key(ev.obj.key), trace.RV(strconv.FormatUint(ev.rv, 10)))
-	}
-	for w := range st.watchers[ev.res] {
-		if w.stopped || w.missed != 0 {
-			continue
-		}
-		if _, ok := w.itemFor(ev, nil); ok {
-			w.missed = ev.rv
-			if st.tracer.On() {
-				st.tracer.Warn("watch deaf", slog.Uint64(trace.KeyWatch, w.id), trace.RV(strconv.FormatUint(ev.rv, 10)),
-					trace.Reason("it missed this event: it sends nothing more, and ends with 410 Expired when the drop ends"))
-			}
-		}
-	}
-	if d := st.drop; d.left > 0 {
-		if d.left--; d.left == 0 {
-			st.endDropLocked()
-		}
-	}
-}
-
-// endDropLocked ends the drop fault, if one is on: every deaf watch ends
-// now, with 410 Expired, before any later event can be committed.
-func (st *store) endDropLocked() {
-	if st.drop == nil {
-		return
-	}
-	st.drop = nil
-	for _, ws := range st.watchers {
-		for w := range ws {
-			if w.missed != 0 {
-				w.stopLocked()
-			}
-		}
-	}
-}
-
 // deafStatus is the 410 a deaf watch ends with; nil for a whole one.
 func (s *Server) deafStatus(w *watcher) *api.Status {
-	s.store.mu.RLock()
-	missed := w.missed
-	s.store.mu.RUnlock()
-	if missed == 0 {
+	var missed *storage.MissedEventError
+	if !errors.As(w.Err(), &missed) {
 		return nil
 	}
-	return errExpired(fmt.Sprintf("the watch missed the event at resourceVersion %d (hidden by a drop fault) and cannot go on without a hole: relist", missed))
+	return errExpired(fmt.Sprintf("the watch missed the event at resourceVersion %d (hidden by a drop fault) and cannot go on without a hole: relist", missed.Rev))
 }
 
 // Outage is a network outage as one fault, the way a client lives through
@@ -302,22 +230,12 @@ func (s *Server) deafStatus(w *watcher) *api.Status {
 // Outage returns at once; a second outage, or any drop, replaces the first
 // one's drop, but the first still compacts and closes when its time is up.
 func (s *Server) Outage(d time.Duration) {
-	drop := &eventDrop{match: func(Event) bool { return true }}
-	s.store.mu.Lock()
-	s.store.endDropLocked()
-	s.store.drop = drop
-	s.store.mu.Unlock()
+	drop := s.store.Hide(func(*storage.Event[*record]) bool { return true }, 0)
 	if s.tracer.On() {
 		s.tracer.Event("fault: outage", trace.Delay(d))
 	}
 	end := func() {
-		s.store.mu.Lock()
-		defer s.store.mu.Unlock()
-		s.store.compactLocked()
-		s.store.closeWatchesLocked()
-		if s.store.drop == drop {
-			s.store.drop = nil
-		}
+		s.store.EndOutage(drop)
 		if s.tracer.On() {
 			s.tracer.Event("fault: outage over", trace.Reason("history compacted, every watch closed (the deaf ones with 410 Expired)"))
 		}

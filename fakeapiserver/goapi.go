@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/fakeapiserver/storage"
 )
 
 // The Go API: what a test does to the server without HTTP. It runs the same
@@ -95,10 +96,8 @@ func (s *Server) List(resource, namespace string) ([]api.Object, string, error) 
 	if err != nil {
 		return nil, "", err
 	}
-	s.store.mu.RLock()
-	recs := s.store.recordsLocked(r, namespace, "")
-	rv := strconv.FormatUint(s.store.rv, 10)
-	s.store.mu.RUnlock()
+	l, _ := s.listRecords(r, namespace, storage.ListOptions[*record]{})
+	recs, rv := l.Items, strconv.FormatUint(l.Rev, 10)
 	out := make([]api.Object, 0, len(recs))
 	for _, rec := range recs {
 		obj, err := decodeRecord(rec, nil)

@@ -3,8 +3,6 @@ package fakeapiserver
 import (
 	"encoding/json"
 	"time"
-
-	"github.com/kinformer/kinformer/api"
 )
 
 // Graceful deletion of pods, and the would-be answers of dry-run deletes,
@@ -53,7 +51,7 @@ func podGracePeriod(obj map[string]any, requested *int64) int64 {
 // gracefulDeleteLocked deletes an object of a GracefulDelete resource (a
 // pod) and returns the answer of the DELETE. The caller holds the lock and
 // has checked the preconditions.
-func (s *Server) gracefulDeleteLocked(existing *record, opts deleteOptions) *record {
+func (s *Server) gracefulDeleteLocked(tx *recordTx, existing *record, opts deleteOptions) *record {
 	r := existing.res
 	meta := mapAt(existing.obj, "metadata")
 	finalizers := len(stringList(meta["finalizers"])) > 0
@@ -73,7 +71,7 @@ func (s *Server) gracefulDeleteLocked(existing *record, opts deleteOptions) *rec
 			if finalizers || opts.dryRun {
 				return existing
 			}
-			return s.removeLocked(existing)
+			return s.removeLocked(tx, existing)
 		}
 		if requested == nil || *requested >= current {
 			return existing // graceful deletion pending: only a shorter grace counts
@@ -99,13 +97,11 @@ func (s *Server) gracefulDeleteLocked(existing *record, opts deleteOptions) *rec
 		}
 		return newRecord(r, next, existing.rv) // the would-be state, current resourceVersion
 	}
-	rv := s.store.nextRVLocked()
-	rec := newRecord(r, next, rv)
-	s.store.commitLocked(&event{typ: api.Modified, rv: rv, res: r, obj: rec, prev: existing})
+	rec := s.modifyLocked(tx, existing, next)
 	if period > 0 || finalizers {
 		return rec
 	}
-	return s.removeLocked(rec)
+	return s.removeLocked(tx, rec)
 }
 
 // dryRunDeleteLocked is the answer of a dry-run delete of an object of a

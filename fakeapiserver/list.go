@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"path"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/fakeapiserver/storage"
 	"github.com/kinformer/kinformer/trace"
 )
 
@@ -152,63 +154,32 @@ func (s *Server) list(req *http.Request, rq *request, opts listOptions) ([]*reco
 		}
 	}
 
-	st := s.store
-	st.mu.RLock()
-	defer st.mu.RUnlock()
-	listRV := st.rv
-	var snapshot map[string]*record
-	if exactRV != 0 {
-		if exactRV < st.compacted {
-			if opts.continueToken != "" {
-				meta.Continue = encodeContinue(-1, start)
-				gone := errExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
-				gone.ListMeta = meta
-				return nil, api.ListMeta{}, gone
-			}
-			return nil, meta, errExpired("The resourceVersion for the provided list is too old.")
-		}
-		if exactRV < st.rv {
-			snapshot = st.snapshotLocked(rq.res, exactRV)
-		}
-		listRV = exactRV
-	}
-
-	// The candidates, in key order, from the start key on: the live state
-	// through the sorted key index, or a snapshot sorted here.
-	var n int
-	var at func(i int) *record
-	if snapshot != nil {
-		recs := sortedRecords(snapshot, rq.ns, start)
-		n, at = len(recs), func(i int) *record { return recs[i] }
-	} else {
-		keys, live := st.keyRangeLocked(rq.res, rq.ns, start), st.objects[rq.res]
-		n, at = len(keys), func(i int) *record { return live[keys[i]] }
-	}
 	limit := opts.limit
 	if opts.continueToken == "" && opts.resourceVersion == "0" && opts.rvMatch != "Exact" {
 		limit = 0 // the watch cache does not page
 	}
-	var page []*record
-	more := false
-	i := 0
-	for ; i < n; i++ {
-		if limit > 0 && int64(len(page)) >= limit {
-			// etcd's answer: more keys follow, whether or not they match.
-			more = true
-			break
-		}
-		rec := at(i)
-		if !opts.matches(rec) {
-			continue
-		}
-		page = append(page, rec)
+	prefix := rq.res.nsPrefix(rq.ns)
+	from := ""
+	if start != "" {
+		from = prefix + start
 	}
-	meta.ResourceVersion = strconv.FormatUint(listRV, 10)
-	if more {
-		meta.Continue = encodeContinue(int64(listRV), "/"+relativeKey(page[len(page)-1], rq.ns)+"\x00")
+	res, err := s.listRecords(rq.res, rq.ns, storage.ListOptions[*record]{Rev: exactRV, From: from, Limit: int(limit), Predicate: opts.matches})
+	if errors.Is(err, storage.ErrCompacted) {
+		if opts.continueToken != "" {
+			meta.Continue = encodeContinue(-1, start)
+			gone := errExpired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.")
+			gone.ListMeta = meta
+			return nil, api.ListMeta{}, gone
+		}
+		return nil, meta, errExpired("The resourceVersion for the provided list is too old.")
+	}
+	page := res.Items
+	meta.ResourceVersion = strconv.FormatUint(res.Rev, 10)
+	if res.More {
+		meta.Continue = encodeContinue(int64(res.Rev), "/"+relativeKey(page[len(page)-1], rq.ns)+"\x00")
 		if !opts.labelsSet {
 			// Without selectors every later candidate is in a later page.
-			remaining := int64(n - i)
+			remaining := int64(res.Remaining)
 			meta.RemainingItemCount = &remaining
 		}
 	}
@@ -292,16 +263,6 @@ func (s *Server) serveGet(w http.ResponseWriter, req *http.Request, rq *request)
 		return
 	}
 	s.writeJSON(w, req, http.StatusOK, s.renderObject(rq.res, out, rec))
-}
-
-func (s *Server) get(r *resource, ns, name string) (*record, *api.Status) {
-	s.store.mu.RLock()
-	defer s.store.mu.RUnlock()
-	rec := s.store.objects[r][objectKey(ns, name)]
-	if rec == nil {
-		return nil, errNotFound(r, name)
-	}
-	return rec, nil
 }
 
 // renderObject writes one object in the negotiated form.

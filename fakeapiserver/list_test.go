@@ -222,7 +222,7 @@ func TestList_TooLargeResourceVersionWaitsThen504(t *testing.T) {
 	require.Equal(t, api.CauseTypeResourceVersionTooLarge, st.Details.Causes[0].Type)
 
 	// Reached while waiting: answered normally.
-	next := e.srv.store.rv + 1
+	next := e.srv.store.Rev() + 1
 	go func() { done <- e.get(fmt.Sprintf("/api/v1/namespaces/default/pods?resourceVersion=%d", next)) }()
 	require.NoError(t, e.clock.BlockUntilWaiters(ctxTimeout(t), 1))
 	e.createPod("default", "late", nil)

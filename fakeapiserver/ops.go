@@ -12,8 +12,10 @@ import (
 
 // The write path: create, update (of the object or of its status), patch
 // and delete. HTTP handlers and the Go API both end here. Each operation
-// holds the store's lock from reading the current object to committing the
-// new one, which is what makes resourceVersion checks (409 Conflict) exact.
+// is one storage transaction (storage.Store.Update): the storage's lock is
+// held from reading the current object to committing the new one, which is
+// what makes resourceVersion checks (409 Conflict) exact, and the answer
+// waits until the write is durable.
 
 // checkNamespace makes the body's namespace agree with the URL's.
 func checkNamespace(r *resource, meta map[string]any, ns string) *api.Status {
@@ -45,7 +47,7 @@ func (s *Server) validate(r *resource, obj map[string]any) *api.Status {
 
 // create stores a new object. obj is owned by the call. strictBody is the
 // request's body under fieldValidation=Strict, else nil (fieldvalidation.go).
-func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool, strictBody []byte) (_ *record, status *api.Status) {
+func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool, strictBody []byte) (*record, *api.Status) {
 	if st := checkTypeMeta(r, obj); st != nil {
 		return nil, st
 	}
@@ -82,18 +84,25 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool,
 		return nil, st
 	}
 
-	st := s.store
-	st.mu.Lock()
-	defer s.unlockDurable(st.rv, &status) // acknowledged only once durable
-	if ws := st.writableLocked(); ws != nil {
-		return nil, ws
-	}
-	if !st.servesLocked(r) {
+	var rec *record
+	err := s.store.Update(func(tx *recordTx) error { // acknowledged only once durable
+		var st *api.Status
+		rec, st = s.createLocked(tx, r, ns, obj, generate, dryRun)
+		return fail(st)
+	})
+	return rec, asStatus(err)
+}
+
+// createLocked is create's part inside the storage transaction: the checks
+// that must still hold when the object is written.
+func (s *Server) createLocked(tx *recordTx, r *resource, ns string, obj map[string]any, generate, dryRun bool) (*record, *api.Status) {
+	meta := mapAt(obj, "metadata")
+	if !s.servesLocked(r) {
 		return nil, errUnknownResource() // its CRD went since the request looked it up
 	}
 	if r.Namespaced {
-		nsRec := st.objects[namespacesResource()][ns]
-		if nsRec == nil {
+		nsRec, _, err := tx.Get(storageKey(namespacesResource(), "", ns))
+		if err != nil {
 			return nil, errNamespaceNotFound(ns)
 		}
 		if valueAt(nsRec.obj, "metadata", "deletionTimestamp") != nil {
@@ -102,14 +111,18 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool,
 				qualifiedDetails(r, stringAt(meta, "name")))
 		}
 	}
-	for generate && st.objects[r][objectKey(ns, stringAt(meta, "name"))] != nil {
+	exists := func(name string) bool {
+		_, _, err := tx.Get(storageKey(r, stringAt(meta, "namespace"), name))
+		return err == nil
+	}
+	for generate && exists(stringAt(meta, "name")) {
 		meta["name"] = generatedName(stringAt(meta, "generateName"))
 	}
 	name := stringAt(meta, "name")
 	if st := checkCreateResourceVersion(meta, dryRun); st != nil {
 		return nil, st
 	}
-	if st.objects[r][objectKey(stringAt(meta, "namespace"), name)] != nil {
+	if exists(name) {
 		return nil, errAlreadyExists(r, name)
 	}
 	meta["uid"] = newUID()
@@ -123,9 +136,10 @@ func (s *Server) create(r *resource, ns string, obj map[string]any, dryRun bool,
 	if st := checkObjectSize(obj); st != nil {
 		return nil, st
 	}
-	rv := st.nextRVLocked()
-	rec := newRecord(r, obj, rv)
-	st.commitLocked(&event{typ: api.Added, rv: rv, res: r, obj: rec})
+	rec := newRecord(r, obj, tx.NextRev())
+	if err := tx.Create(rec.storageKey(), rec); err != nil {
+		return nil, errAlreadyExists(r, name)
+	}
 	return rec, nil
 }
 
@@ -151,7 +165,7 @@ func namespacesResource() *resource { return namespacesRow }
 
 // update replaces an object (subresource "") or its status ("status"). obj
 // is owned by the call; strictBody as for create.
-func (s *Server) update(r *resource, ns, name, subresource string, obj map[string]any, dryRun bool, strictBody []byte) (_ *record, status *api.Status) {
+func (s *Server) update(r *resource, ns, name, subresource string, obj map[string]any, dryRun bool, strictBody []byte) (*record, *api.Status) {
 	if st := checkTypeMeta(r, obj); st != nil {
 		return nil, st
 	}
@@ -168,23 +182,23 @@ func (s *Server) update(r *resource, ns, name, subresource string, obj map[strin
 	if st := checkNamespace(r, meta, ns); st != nil {
 		return nil, st
 	}
-	st := s.store
-	st.mu.Lock()
-	defer s.unlockDurable(st.rv, &status) // acknowledged only once durable
-	if ws := st.writableLocked(); ws != nil {
-		return nil, ws
-	}
-	existing := st.objects[r][objectKey(ns, name)]
-	if existing == nil {
-		return nil, errNotFound(r, name)
-	}
-	// A PUT body's uid is a precondition (rest.DefaultUpdatedObjectInfo's
-	// Preconditions), checked by the storage layer before anything else;
-	// a patch has none, so a patched uid is refused as immutable instead.
-	if uid := stringAt(meta, "uid"); uid != "" && uid != stringAt(mapAt(existing.obj, "metadata"), "uid") {
-		return nil, errStorageUIDPrecondition(existing, uid)
-	}
-	return s.updateLocked(existing, subresource, obj, dryRun)
+	var rec *record
+	err := s.store.Update(func(tx *recordTx) error { // acknowledged only once durable
+		existing, _, err := tx.Get(storageKey(r, ns, name))
+		if err != nil {
+			return errNotFound(r, name)
+		}
+		// A PUT body's uid is a precondition (rest.DefaultUpdatedObjectInfo's
+		// Preconditions), checked by the storage layer before anything else;
+		// a patch has none, so a patched uid is refused as immutable instead.
+		if uid := stringAt(meta, "uid"); uid != "" && uid != existing.UID() {
+			return errStorageUIDPrecondition(existing, uid)
+		}
+		var st *api.Status
+		rec, st = s.updateLocked(tx, existing, subresource, obj, dryRun)
+		return fail(st)
+	})
+	return rec, asStatus(err)
 }
 
 // updateLocked is the heart of update and patch: it checks the client's
@@ -193,7 +207,7 @@ func (s *Server) update(r *resource, ns, name, subresource string, obj map[strin
 // skips no-op writes, and deletes an object whose last finalizer was
 // removed during deletion. subresource is "" (the object), "status" or
 // "finalize".
-func (s *Server) updateLocked(existing *record, subresource string, obj map[string]any, dryRun bool) (*record, *api.Status) {
+func (s *Server) updateLocked(tx *recordTx, existing *record, subresource string, obj map[string]any, dryRun bool) (*record, *api.Status) {
 	r := existing.res
 	meta := ensureMap(obj, "metadata")
 	if rv, ok := meta["resourceVersion"]; ok && rv != nil && rv != "" {
@@ -241,7 +255,6 @@ func (s *Server) updateLocked(existing *record, subresource string, obj map[stri
 	if dryRun {
 		return dryRunUpdateRecord(r, next, existing.rv), nil
 	}
-	st := s.store
 	if deleting && len(stringList(meta["finalizers"])) == 0 &&
 		intAt(oldMeta, "deletionGracePeriodSeconds") == 0 {
 		// The last finalizer is gone: the object goes. Watchers see one
@@ -249,19 +262,12 @@ func (s *Server) updateLocked(existing *record, subresource string, obj map[stri
 		// A pod still in its grace period (deletionGracePeriodSeconds > 0)
 		// stays, as the real Store.Update's shouldDeleteDuringUpdate decides:
 		// the kubelet's grace-0 delete removes it.
-		s.beforeRemoveLocked(existing)
-		rv := st.nextRVLocked()
-		gone := existing.withRV(rv)
-		st.commitLocked(&event{typ: api.Deleted, rv: rv, res: r, obj: gone, prev: existing})
-		return gone, nil
+		return s.removeLocked(tx, existing), nil
 	}
 	if st := checkObjectSize(next); st != nil {
 		return nil, st
 	}
-	rv := st.nextRVLocked()
-	rec := newRecord(r, next, rv)
-	st.commitLocked(&event{typ: api.Modified, rv: rv, res: r, obj: rec, prev: existing})
-	return rec, nil
+	return s.modifyLocked(tx, existing, next), nil
 }
 
 // validateUpdate runs the checks of one kind of update, in the real
@@ -333,17 +339,23 @@ func applyPatch(pt PatchType, doc map[string]any, body []byte) (map[string]any, 
 
 // patchObject applies a patch to the stored object and saves the result as
 // an update would. strict: fieldValidation=Strict.
-func (s *Server) patchObject(r *resource, ns, name, subresource string, pt PatchType, body []byte, dryRun, strict bool) (_ *record, status *api.Status) {
-	st := s.store
-	st.mu.Lock()
-	defer s.unlockDurable(st.rv, &status) // acknowledged only once durable
-	if ws := st.writableLocked(); ws != nil {
-		return nil, ws
-	}
-	existing := st.objects[r][objectKey(ns, name)]
-	if existing == nil {
-		return nil, errNotFound(r, name)
-	}
+func (s *Server) patchObject(r *resource, ns, name, subresource string, pt PatchType, body []byte, dryRun, strict bool) (*record, *api.Status) {
+	var rec *record
+	err := s.store.Update(func(tx *recordTx) error { // acknowledged only once durable
+		existing, _, err := tx.Get(storageKey(r, ns, name))
+		if err != nil {
+			return errNotFound(r, name)
+		}
+		var st *api.Status
+		rec, st = s.patchLocked(tx, existing, subresource, pt, body, dryRun, strict)
+		return fail(st)
+	})
+	return rec, asStatus(err)
+}
+
+// patchLocked is patchObject inside the storage transaction.
+func (s *Server) patchLocked(tx *recordTx, existing *record, subresource string, pt PatchType, body []byte, dryRun, strict bool) (*record, *api.Status) {
+	r, ns, name := existing.res, existing.ns, existing.name
 	patched, err := applyPatch(pt, existing.obj, body)
 	var unknownDirective *patch.UnknownDirectiveError
 	switch {
@@ -393,7 +405,7 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 	if st := checkNamespace(r, meta, ns); st != nil {
 		return nil, st
 	}
-	return s.updateLocked(existing, subresource, patched, dryRun)
+	return s.updateLocked(tx, existing, subresource, patched, dryRun)
 }
 
 // dryRunRecord is what a dryRun=All create answers: the object as it would

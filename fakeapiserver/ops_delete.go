@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/fakeapiserver/storage"
 )
 
 // The delete operation: one object, with its preconditions, finalizers and
@@ -36,20 +37,29 @@ var protectedNamespaces = []string{api.NamespaceDefault, api.NamespaceSystem, ap
 //
 // gone says the object was removed (or, in a dry run, would be): the
 // HTTP answer is then a Status for a resource without ReturnDeletedObject.
-func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) (_ *record, gone bool, status *api.Status) {
-	st := s.store
-	st.mu.Lock()
-	defer s.unlockDurable(st.rv, &status) // acknowledged only once durable
-	if ws := st.writableLocked(); ws != nil {
-		return nil, false, ws
+func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) (*record, bool, *api.Status) {
+	var rec *record
+	var gone bool
+	err := s.store.Update(func(tx *recordTx) error { // acknowledged only once durable
+		var st *api.Status
+		rec, gone, st = s.deleteLocked(tx, r, ns, name, opts)
+		return fail(st)
+	})
+	if err != nil {
+		return nil, false, asStatus(err)
 	}
-	existing := st.objects[r][objectKey(ns, name)]
-	if existing == nil {
+	return rec, gone, nil
+}
+
+// deleteLocked is deleteObject inside the storage transaction.
+func (s *Server) deleteLocked(tx *recordTx, r *resource, ns, name string, opts deleteOptions) (*record, bool, *api.Status) {
+	existing, _, err := tx.Get(storageKey(r, ns, name))
+	if err != nil {
 		return nil, false, errNotFound(r, name)
 	}
 	meta := mapAt(existing.obj, "metadata")
-	if uid := opts.preconditionUID; uid != "" && uid != stringAt(meta, "uid") {
-		return nil, false, errPreconditionUID(r, name, uid, stringAt(meta, "uid"))
+	if uid := opts.preconditionUID; uid != "" && uid != existing.UID() {
+		return nil, false, errPreconditionUID(r, name, uid, existing.UID())
 	}
 	if rv := opts.preconditionRV; rv != "" && rv != strconv.FormatUint(existing.rv, 10) {
 		return nil, false, errPreconditionRV(r, name, rv, existing.rv)
@@ -58,7 +68,7 @@ func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) 
 		return nil, false, errForbidden(r, name, "this namespace may not be deleted")
 	}
 	if r.GracefulDelete {
-		return s.gracefulDeleteLocked(existing, opts), false, nil // pods: always the object
+		return s.gracefulDeleteLocked(tx, existing, opts), false, nil // pods: always the object
 	}
 	finalizers := len(stringList(meta["finalizers"])) > 0
 	if opts.dryRun {
@@ -68,24 +78,25 @@ func (s *Server) deleteObject(r *resource, ns, name string, opts deleteOptions) 
 		if meta["deletionTimestamp"] != nil {
 			return existing, false, nil
 		}
-		return s.markDeletingLocked(existing), false, nil
+		return s.markDeletingLocked(tx, existing), false, nil
 	}
 	if r == namespacesResource() {
-		for _, other := range st.served {
+		for _, other := range s.rows {
 			if !other.Namespaced {
 				continue
 			}
-			for _, rec := range st.recordsLocked(other, name, "") {
-				s.removeLocked(rec)
+			l, _ := tx.List(other.nsPrefix(name), storage.ListOptions[*record]{})
+			for _, rec := range l.Items {
+				s.removeLocked(tx, rec)
 			}
 		}
 	}
-	return s.removeLocked(existing), true, nil
+	return s.removeLocked(tx, existing), true, nil
 }
 
 // markDeletingLocked sets deletionTimestamp (the start of a graceful or
 // finalizer-blocked deletion) and commits it as a MODIFIED event.
-func (s *Server) markDeletingLocked(existing *record) *record {
+func (s *Server) markDeletingLocked(tx *recordTx, existing *record) *record {
 	r := existing.res
 	next := copyObject(existing.obj)
 	meta := mapAt(next, "metadata")
@@ -94,26 +105,29 @@ func (s *Server) markDeletingLocked(existing *record) *record {
 	if r.HasGeneration {
 		meta["generation"] = jsonInt(intAt(meta, "generation") + 1)
 	}
-	rv := s.store.nextRVLocked()
-	rec := newRecord(r, next, rv)
-	s.store.commitLocked(&event{typ: api.Modified, rv: rv, res: r, obj: rec, prev: existing})
+	return s.modifyLocked(tx, existing, next)
+}
+
+// modifyLocked writes next (owned by the call) as the new state of
+// existing: a MODIFIED event at the next resourceVersion.
+func (s *Server) modifyLocked(tx *recordTx, existing *record, next map[string]any) *record {
+	rec := newRecord(existing.res, next, tx.NextRev())
+	if err := tx.Update(rec.storageKey(), rec, storage.Preconditions{}); err != nil {
+		panic("fakeapiserver: the object read in this transaction is gone: " + err.Error())
+	}
 	return rec
 }
 
 // removeLocked deletes the object for good and commits the DELETED event,
 // whose object is the last state stamped with the deletion's version.
-func (s *Server) removeLocked(existing *record) *record {
-	s.beforeRemoveLocked(existing)
-	rv := s.store.nextRVLocked()
-	gone := existing.withRV(rv)
-	s.store.commitLocked(&event{typ: api.Deleted, rv: rv, res: existing.res, obj: gone, prev: existing})
-	return gone
-}
-
-// beforeRemoveLocked runs before an object is removed for good: a CRD's
-// custom resources go first (crd.go).
-func (s *Server) beforeRemoveLocked(existing *record) {
+func (s *Server) removeLocked(tx *recordTx, existing *record) *record {
 	if isCRDRow(existing.res) {
-		s.crdChangingLocked(&event{typ: api.Deleted, res: existing.res, obj: existing})
+		// A CRD's custom resources go first (crd.go).
+		s.crdChangingLocked(tx, existing.name, nil)
 	}
+	gone, err := tx.Delete(existing.storageKey(), storage.Preconditions{})
+	if err != nil {
+		panic("fakeapiserver: the object read in this transaction is gone: " + err.Error())
+	}
+	return gone
 }

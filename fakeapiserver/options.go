@@ -172,9 +172,7 @@ func (o *listOptions) matches(rec *record) bool {
 func (s *Server) waitForResourceVersion(ctx context.Context, rv uint64) *api.Status {
 	var timeout <-chan time.Time
 	for {
-		s.store.mu.RLock()
-		current, changed := s.store.rv, s.store.rvChanged
-		s.store.mu.RUnlock()
+		current, changed := s.store.RevChanged()
 		if current >= rv {
 			return nil
 		}

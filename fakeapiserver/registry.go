@@ -76,7 +76,7 @@ type resource struct {
 // builtinResources is the table of every resource the server serves from
 // the start. Adding a resource is adding a row here (and, for the Go API, a
 // type in package api). A Server serves these plus a row per
-// CustomResourceDefinition it holds (store.served, crd.go).
+// CustomResourceDefinition it holds (Server.rows, crd.go).
 var builtinResources = []*resource{
 	{
 		Version: "v1", Name: "pods", Singular: "pod", Kind: "Pod",
@@ -252,25 +252,30 @@ func findResource(rows []*resource, group, version, name string) *resource {
 // lookupResource finds the resource this server serves at
 // group/version/name: a built-in row or a custom resource's.
 func (s *Server) lookupResource(group, version, name string) *resource {
-	s.store.mu.RLock()
-	defer s.store.mu.RUnlock()
-	return findResource(s.store.served, group, version, name)
+	s.rowsMu.RLock()
+	defer s.rowsMu.RUnlock()
+	return findResource(s.rows, group, version, name)
 }
 
 // servedResources is a copy of the rows the server serves now, built-ins
 // first, then custom resources in the order their CRDs were created.
 func (s *Server) servedResources() []*resource {
-	s.store.mu.RLock()
-	defer s.store.mu.RUnlock()
-	return slices.Clone(s.store.served)
+	s.rowsMu.RLock()
+	defer s.rowsMu.RUnlock()
+	return slices.Clone(s.rows)
 }
 
-// sameRow reports whether two rows serve the same group/version/resource:
-// the same pointer, or a custom resource's row rebuilt after its CRD
-// changed (history events keep the row they were made with).
-func (r *resource) sameRow(o *resource) bool {
-	return r == o || (r.custom != nil && o.custom != nil &&
-		r.Group == o.Group && r.Version == o.Version && r.Name == o.Name)
+// servesLocked reports whether r is (still) served. Inside a storage
+// transaction it is exact: rows change only in one.
+func (s *Server) servesLocked(r *resource) bool {
+	return slices.Contains(s.rows, r)
+}
+
+// setRowsLocked replaces the rows, inside a storage transaction.
+func (s *Server) setRowsLocked(rows []*resource) {
+	s.rowsMu.Lock()
+	s.rows = rows
+	s.rowsMu.Unlock()
 }
 
 // groupVersions lists the group/versions rows serve, in order.

@@ -8,12 +8,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/clock"
+	"github.com/kinformer/kinformer/fakeapiserver/storage"
 	"github.com/kinformer/kinformer/trace"
 )
 
@@ -92,8 +94,15 @@ const maxBodyBytes = 3 << 20 // the real server's limit for a request body
 type Server struct {
 	opts   Options
 	clock  clock.Clock
-	store  *store
+	store  *recordStore
 	faults faults
+
+	// rows are the resources the server serves: the built-ins, then a row
+	// per custom resource (crd.go). They change only inside a storage
+	// transaction (the commit hook, crd.go) and with rowsMu held, so a
+	// transaction reads them exactly, and anyone else under rowsMu.
+	rowsMu sync.RWMutex
+	rows   []*resource
 	tracer *trace.Tracer // stage "server"; nil: off
 
 	closeOnce sync.Once
@@ -112,6 +121,19 @@ type Server struct {
 // server, one that keeps its objects in a data directory, and returns the
 // error opening it can meet. Each is the one way to its kind of server.
 func New(opts Options) *Server {
+	s := newServer(opts, "")
+	for _, ns := range protectedNamespaces {
+		if _, err := s.Create(&api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}}); err != nil {
+			panic(fmt.Sprintf("fakeapiserver: creating namespace %s: %v", ns, err))
+		}
+	}
+	s.store.ForgetHistory()
+	return s
+}
+
+// newServer applies the defaults and makes the server and its storage
+// (durable in dir, if set; then its Open is still to be called).
+func newServer(opts Options, dir string) *Server {
 	if opts.History <= 0 {
 		opts.History = 1000
 	}
@@ -135,19 +157,23 @@ func New(opts Options) *Server {
 		tracer:   opts.Tracer.Stage(trace.StageServer),
 		opts:     opts,
 		clock:    opts.Clock,
-		store:    newStore(opts.History),
 		closed:   make(chan struct{}),
 		requests: map[string]int{},
+		rows:     slices.Clone(builtinResources),
 	}
-	s.store.tracer = s.tracer
-	s.store.crdChanged = s.crdChangingLocked
-	s.store.historyBytes = max(opts.HistoryBytes, 0)
-	for _, ns := range []string{api.NamespaceDefault, api.NamespaceSystem, api.NamespacePublic} {
-		if _, err := s.Create(&api.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}}); err != nil {
-			panic(fmt.Sprintf("fakeapiserver: creating namespace %s: %v", ns, err))
-		}
-	}
-	s.store.forgetBootstrap()
+	s.store = storage.New(storage.Options[*record]{
+		History:         opts.History,
+		HistoryBytes:    max(opts.HistoryBytes, 0),
+		Versioner:       (*record).withRV,
+		OnCommit:        s.onCommit,
+		Describe:        s.describeKey,
+		Tracer:          s.tracer,
+		Logger:          opts.Logger,
+		Dir:             dir,
+		SnapshotRecords: opts.SnapshotRecords,
+		SnapshotBytes:   opts.SnapshotBytes,
+		Decode:          s.decodeRecovered,
+	})
 	return s
 }
 
@@ -174,9 +200,7 @@ func (s *Server) isClosed() bool {
 // ResourceVersion is the server's current resourceVersion: that of the
 // latest write.
 func (s *Server) ResourceVersion() string {
-	s.store.mu.RLock()
-	defer s.store.mu.RUnlock()
-	return fmt.Sprint(s.store.rv)
+	return fmt.Sprint(s.store.Rev())
 }
 
 // RequestCount reports how many requests with this verb ("list", "watch",
@@ -196,33 +220,25 @@ func (s *Server) countRequest(verb, resource string) {
 
 // OpenWatches reports how many watches of the resource are open now.
 func (s *Server) OpenWatches(resource string) int {
-	s.store.mu.RLock()
-	defer s.store.mu.RUnlock()
-	for r, ws := range s.store.watchers {
-		if r.Name == resource {
-			return len(ws)
-		}
-	}
-	return 0
+	open, _ := s.watchCounts(resource)
+	return open
 }
 
 // DeafWatches is how many open watches of resource are deaf: they missed an
 // event a drop fault hid, send nothing more, and end with 410 Expired when
 // the drop ends (faults.go, "Dropping events").
 func (s *Server) DeafWatches(resource string) int {
-	s.store.mu.RLock()
-	defer s.store.mu.RUnlock()
-	n := 0
-	for r, ws := range s.store.watchers {
+	_, deaf := s.watchCounts(resource)
+	return deaf
+}
+
+func (s *Server) watchCounts(resource string) (open, deaf int) {
+	for _, r := range s.servedResources() {
 		if r.Name == resource {
-			for w := range ws {
-				if w.missed != 0 && !w.stopped {
-					n++
-				}
-			}
+			return s.store.Watchers(r.keyPrefix())
 		}
 	}
-	return n
+	return 0, 0
 }
 
 func (s *Server) now() string {

@@ -1,16 +1,17 @@
 package fakeapiserver
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/fakeapiserver/storage"
 	"github.com/kinformer/kinformer/trace"
 )
 
@@ -35,40 +36,26 @@ import (
 // A watch filtered by a selector sees an object that stops matching as
 // DELETED and one that starts matching as ADDED.
 //
-// Events reach a watch through a buffered channel filled by the writer
-// while it holds the store's lock; a watcher that lets the buffer fill is
-// cut off (its stream ends; the client resumes from the last version it
-// saw), so a slow reader cannot make the server's memory grow without
-// bound.
+// The replay, the selector transitions and the delivery are storage's
+// (storage/watch.go): events reach a watch through a buffered channel
+// filled by the writer while it holds the storage's lock; a watcher that
+// lets the buffer fill is cut off (its stream ends; the client resumes
+// from the last version it saw), so a slow reader cannot make the server's
+// memory grow without bound. This file is the HTTP side: which storage
+// watch a request opens, and the stream it writes.
 
-type watcher struct {
-	id      uint64 // the watch's number, for the trace
-	res     *resource
-	ns      string
-	name    string // a watch of one object (/pods/{name}?watch=true)
-	opts    listOptions
-	out     output // the form its stream writes (JSON, Table, PartialObjectMetadata)
-	after   uint64 // deliver only events with rv > after
-	ch      chan watchItem
-	stop    chan struct{} // closed when the server ends this watch
-	stopped bool          // guarded by the store's lock
-	// missed is the version of the first event a drop fault hid from this
-	// watch (0: none). From then on it is deaf: it sends nothing more, and
-	// it ends with 410 Expired (faults.go, "Dropping events"). Guarded by
-	// the store's lock.
-	missed uint64
-}
+// watcher is a watch's storage side: storage does the replay, the
+// selector transitions, the fan-out and the cutting off.
+type watcher = storage.Watcher[*record]
 
-// watchItem is one frame to send: an event, or (fault injection) garbage.
-// frames, when set, is the frame shared with every other watcher of the
-// same output form that was handed the same (type, record) by the same
-// write (fanOut).
-type watchItem struct {
-	typ     api.EventType
-	rec     *record
-	garbage []byte
-	frames  *sharedFrame
-}
+// watchEvent is one frame to send: a change, or (fault injection) garbage.
+// A change several watches receive alike is one watchEvent (storage's
+// fan-out), which lets the frame be shared.
+type watchEvent = storage.WatchEvent[*record]
+
+// garbageEvent is the type of a watchEvent that carries garbage (its
+// record's raw bytes) instead of a change: WriteGarbage.
+const garbageEvent storage.EventType = "GARBAGE"
 
 // Fan-out: one write, encoded once.
 //
@@ -87,37 +74,22 @@ type watchItem struct {
 //     watcher or per event. (Writing prefix, raw bytes and suffix straight
 //     to the response instead saved nothing measurable and split frames
 //     bigger than net/http's 2 KB buffer over two chunks.)
-//   - Table and PartialObjectMetadata watchers share a sharedFrame per
-//     (type, record): its bytes are made once per form, by whichever
-//     stream writes the frame first (so the writer, which holds the
-//     store's lock, encodes nothing), and are read-only afterwards;
+//   - storage hands every watcher that gets the same (type, record) from
+//     one write the same *watchEvent; Table and PartialObjectMetadata
+//     streams make its frame once per form on it (WatchEvent.Memo), by
+//     whichever stream writes the frame first (so the writer, which holds
+//     the storage's lock, encodes nothing), read-only afterwards;
 //   - the old state a selector watcher sees leave (DELETED at the new
-//     version) is made once per event (fanOut.goneRecord).
+//     version) is made once per write, by storage.
 //
-// The cache lives in the watch items, not in the history, so it is gone
-// once the last watcher has sent its frame.
-
-// sharedFrame is the frame of one (type, record), per output form, made on
-// first use. (A Table's Age cell is thus as of the first stream's write,
-// not each stream's: they are milliseconds apart.)
-type sharedFrame struct {
-	typ   api.EventType
-	rec   *record
-	once  [outputPartialList + 1]sync.Once
-	bytes [outputPartialList + 1][]byte
-}
-
-// bytesFor returns the frame in form out, encoding it on the first call.
-func (f *sharedFrame) bytesFor(s *Server, res *resource, out output) []byte {
-	f.once[out].Do(func() {
-		f.bytes[out] = appendWatchFrame(f.typ, s.renderObject(res, out, f.rec))
-	})
-	return f.bytes[out]
-}
+// The frames live on the watch events, not in the history, so they are
+// gone once the last watcher has sent its frame. (A Table's Age cell is
+// thus as of the first stream's write, not each stream's: they are
+// milliseconds apart.)
 
 // appendWatchFrame returns {"type":typ,"object":body}\n in a new slice of
 // exactly its size.
-func appendWatchFrame(typ api.EventType, body []byte) []byte {
+func appendWatchFrame(typ storage.EventType, body []byte) []byte {
 	prefix := framePrefix(typ)
 	b := make([]byte, 0, len(prefix)+len(body)+len(frameSuffix))
 	b = append(b, prefix...)
@@ -134,129 +106,16 @@ var (
 )
 
 // framePrefix is {"type":"TYPE","object": (read only).
-func framePrefix(typ api.EventType) []byte {
+func framePrefix(typ storage.EventType) []byte {
 	switch typ {
-	case api.Added:
+	case storage.Added:
 		return framePrefixAdded
-	case api.Modified:
+	case storage.Modified:
 		return framePrefixModified
-	case api.Deleted:
+	case storage.Deleted:
 		return framePrefixDeleted
 	}
 	return []byte(`{"type":"` + string(typ) + `","object":`)
-}
-
-// fanOut is what one committed event looks like to the watchers it is
-// delivered to: the record of its DELETED-because-it-stopped-matching, and
-// at most one sharedFrame per (type, record), each made when the first
-// watcher needs it. Only the committing writer uses it, under the store's
-// lock; it is not kept after the commit.
-type fanOut struct {
-	ev     *event
-	gone   *record         // ev.prev at ev.rv, for the watchers it stopped matching
-	frames [4]*sharedFrame // ADDED, MODIFIED, DELETED of ev.obj; DELETED of gone
-}
-
-// share returns the item w gets, its frame shared with the other watchers
-// that need the object re-encoded (Table, PartialObjectMetadata). A plain
-// JSON watcher's frame is the record's raw bytes: nothing to share.
-func (fo *fanOut) share(w *watcher, it watchItem) watchItem {
-	if w.out == outputJSON {
-		return it
-	}
-	var slot **sharedFrame
-	switch {
-	case it.rec != fo.ev.obj:
-		slot = &fo.frames[3]
-	case it.typ == api.Added:
-		slot = &fo.frames[0]
-	case it.typ == api.Modified:
-		slot = &fo.frames[1]
-	default:
-		slot = &fo.frames[2]
-	}
-	if *slot == nil {
-		*slot = &sharedFrame{typ: it.typ, rec: it.rec}
-	}
-	it.frames = *slot
-	return it
-}
-
-// goneRecord is ev.prev stamped with the deletion's version, made once
-// per event however many watchers it stopped matching.
-func (fo *fanOut) goneRecord() *record {
-	if fo.gone == nil {
-		fo.gone = fo.ev.prev.withRV(fo.ev.rv)
-	}
-	return fo.gone
-}
-
-func (w *watcher) matches(rec *record) bool {
-	if (w.ns != "" && rec.ns != w.ns) || (w.name != "" && rec.name != w.name) {
-		return false
-	}
-	return w.opts.matches(rec)
-}
-
-// itemFor turns a change into what this watcher sees of it, if anything.
-// fo, if not nil, shares what it makes with the event's other watchers.
-func (w *watcher) itemFor(ev *event, fo *fanOut) (watchItem, bool) {
-	if ev.rv <= w.after {
-		return watchItem{}, false
-	}
-	oldMatch := ev.prev != nil && w.matches(ev.prev)
-	if ev.typ == api.Deleted {
-		return watchItem{typ: api.Deleted, rec: ev.obj}, oldMatch
-	}
-	newMatch := w.matches(ev.obj)
-	switch {
-	case newMatch && oldMatch:
-		return watchItem{typ: api.Modified, rec: ev.obj}, true
-	case newMatch:
-		return watchItem{typ: api.Added, rec: ev.obj}, true
-	case oldMatch:
-		// It stopped matching: for this watcher it is gone. Like the real
-		// watch cache, send its last matching state at the new version.
-		if fo != nil {
-			return watchItem{typ: api.Deleted, rec: fo.goneRecord()}, true
-		}
-		return watchItem{typ: api.Deleted, rec: ev.prev.withRV(ev.rv)}, true
-	}
-	return watchItem{}, false
-}
-
-// deliverLocked hands a committed event to the watcher without blocking;
-// fo shares its frame with the event's other watchers.
-func (w *watcher) deliverLocked(ev *event, fo *fanOut, t *trace.Tracer) {
-	if w.stopped || w.missed != 0 {
-		return // a deaf watch sends nothing past its hole
-	}
-	it, ok := w.itemFor(ev, fo)
-	if !ok {
-		return
-	}
-	if !w.sendLocked(fo.share(w, it)) && t.On() {
-		t.Warn("watch cut off", slog.Uint64(trace.KeyWatch, w.id), trace.Reason("too slow: its buffer is full"))
-	}
-}
-
-// sendLocked queues a frame; false if the buffer was full and the watch was
-// cut off.
-func (w *watcher) sendLocked(it watchItem) bool {
-	select {
-	case w.ch <- it:
-		return true
-	default:
-		w.stopLocked() // too slow: cut it off
-		return false
-	}
-}
-
-func (w *watcher) stopLocked() {
-	if !w.stopped {
-		w.stopped = true
-		close(w.stop)
-	}
 }
 
 func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *request) {
@@ -288,23 +147,26 @@ func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *reques
 		}
 	}
 
-	wt, initial, startRV, endRV, expired := s.startWatch(rq, opts, out, sendInitial)
+	wt, initial, startRV, expired := s.startWatch(rq, opts, sendInitial)
 	sw := &streamWriter{w: w, rc: http.NewResponseController(w), out: out, res: rq.res, server: s}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache, private")
 	w.WriteHeader(http.StatusOK)
-	if err := sw.rc.Flush(); err != nil {
-		s.stopWatch(wt)
-		return
-	}
 	if expired != nil {
+		if err := sw.rc.Flush(); err != nil {
+			return
+		}
 		if s.tracer.On() {
 			s.tracer.Event("watch refused", trace.Resource(rq.res.Name), trace.RV(opts.resourceVersion), trace.Reason("410 Expired: "+expired.Message))
 		}
 		sw.writeError(expired)
 		return
 	}
-	defer s.stopWatch(wt)
+	if err := sw.rc.Flush(); err != nil {
+		wt.Stop()
+		return
+	}
+	defer wt.Stop()
 	if opts.timeoutSeconds < 0 {
 		// The real server's request context for a negative timeoutSeconds
 		// has expired before the watch starts: its watch cache, waiting to
@@ -317,85 +179,55 @@ func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *reques
 		return
 	}
 	if s.tracer.On() {
-		s.tracer.Event("watch opened", slog.Uint64(trace.KeyWatch, wt.id), trace.Resource(rq.res.Name), trace.RV(strconv.FormatUint(startRV, 10)), trace.Count(len(initial)))
+		s.tracer.Event("watch opened", slog.Uint64(trace.KeyWatch, wt.ID()), trace.Resource(rq.res.Name), trace.RV(strconv.FormatUint(startRV, 10)), trace.Count(len(initial)))
 	}
 
-	sw.startRV, sw.watchID = startRV, wt.id
-	for _, it := range initial {
-		if !sw.write(it) {
+	sw.startRV, sw.watchID = startRV, wt.ID()
+	for _, ev := range initial {
+		if !sw.write(ev, false) {
 			return
 		}
 	}
 	if sendInitial && opts.allowBookmarks {
-		if !sw.writeBookmark(endRV, true) {
+		if !sw.writeBookmark(wt.StartRev(), true) {
 			return
 		}
 	}
 	why := s.streamEvents(req, sw, wt, opts)
 	if s.tracer.On() {
-		s.tracer.Event("watch closed", slog.Uint64(trace.KeyWatch, wt.id), trace.Reason(why))
+		s.tracer.Event("watch closed", slog.Uint64(trace.KeyWatch, wt.ID()), trace.Reason(why))
 	}
 }
 
-// startWatch registers a watcher and collects what the stream starts with,
-// all under one lock so no change falls between the two.
+// startWatch registers a watcher in storage and collects what the stream
+// starts with, all under the storage's lock, so no change falls between
+// the two.
 //
-// startRV is the version the client already has (what bookmarks must beat);
-// endRV is the version of the state the initial events show.
-func (s *Server) startWatch(rq *request, opts listOptions, out output, sendInitial bool) (wt *watcher, initial []watchItem, startRV, endRV uint64, expired *api.Status) {
-	st := s.store
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.watchIDs++
-	wt = &watcher{id: st.watchIDs, res: rq.res, ns: rq.ns, name: rq.name, opts: opts, out: out, ch: make(chan watchItem, s.opts.WatchBuffer), stop: make(chan struct{})}
+// startRV is the version the client already has (what bookmarks must
+// beat); the watcher's StartRev is the version of the state the initial
+// events show.
+func (s *Server) startWatch(rq *request, opts listOptions, sendInitial bool) (wt *watcher, initial []*watchEvent, startRV uint64, expired *api.Status) {
 	rv, _ := strconv.ParseUint(opts.resourceVersion, 10, 64)
+	wo := storage.WatchOptions[*record]{Predicate: opts.matches, Buffer: s.opts.WatchBuffer}
 	switch {
 	case rv == 0 && opts.sendInitialEvents != nil && !sendInitial:
 		// sendInitialEvents=false: start at the current version, without
 		// the synthetic ADDEDs a watch from "now" otherwise begins with.
-		wt.after = st.rv
-		startRV = st.rv
 	case sendInitial || rv == 0:
-		for _, rec := range st.recordsLocked(rq.res, rq.ns, "") {
-			if wt.matches(rec) {
-				initial = append(initial, watchItem{typ: api.Added, rec: rec})
-			}
-		}
-		wt.after = st.rv
-		startRV = st.rv
-	case rv < st.compacted:
-		return wt, nil, 0, 0, errExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, st.compacted+1))
+		wo.SendInitialEvents = true
 	default:
-		wt.after = rv
-		for _, ev := range st.history.since(rv) {
-			if ev.res.sameRow(rq.res) {
-				if it, ok := wt.itemFor(ev, nil); ok {
-					initial = append(initial, it)
-				}
-			}
-		}
-		wt.after = max(rv, st.rv)
+		wo.Rev = rv
+	}
+	wt, initial, err := s.watchRecords(rq.res, rq.ns, rq.name, wo)
+	var ce *storage.CompactedError
+	if errors.As(err, &ce) {
+		return nil, nil, 0, errExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, ce.Compacted+1))
+	}
+	startRV = wt.StartRev()
+	if wo.Rev != 0 {
 		startRV = rv
 	}
-	if s.isClosed() {
-		// Close ran after this request got past its check, but before this
-		// watch was registered, so CloseWatches did not see it: end it now.
-		wt.stopLocked()
-	}
-	if !st.servesLocked(rq.res) {
-		// Its CRD was deleted after the request looked the row up.
-		wt.stopLocked()
-		return wt, nil, startRV, st.rv, nil
-	}
-	st.watchers[rq.res][wt] = struct{}{}
-	return wt, initial, startRV, st.rv, nil
-}
-
-func (s *Server) stopWatch(wt *watcher) {
-	s.store.mu.Lock()
-	defer s.store.mu.Unlock()
-	wt.stopLocked()
-	delete(s.store.watchers[wt.res], wt)
+	return wt, initial, startRV, nil
 }
 
 // streamEvents sends live events until the client goes, the timeout ends the
@@ -418,16 +250,16 @@ func (s *Server) streamEvents(req *http.Request, sw *streamWriter, wt *watcher, 
 	}
 	for {
 		select {
-		case it := <-wt.ch:
-			if !s.delay(req) || !sw.write(it) {
+		case ev := <-wt.ResultChan():
+			if !s.delay(req) || !sw.write(ev, true) {
 				return "client gone"
 			}
-		case <-wt.stop:
+		case <-wt.Done():
 			// Stopped by the server: send what is already queued, then end.
 			for {
 				select {
-				case it := <-wt.ch:
-					if !sw.write(it) {
+				case ev := <-wt.ResultChan():
+					if !sw.write(ev, true) {
 						return "client gone"
 					}
 				default:
@@ -465,11 +297,9 @@ func (s *Server) streamEvents(req *http.Request, sw *streamWriter, wt *watcher, 
 // version was queued before the version was read, so those are sent first;
 // that is what makes resuming from a bookmark's version lose nothing.
 func (s *Server) bookmark(sw *streamWriter, wt *watcher) bool {
-	s.store.mu.RLock()
-	rv, queued, deaf := s.store.rv, len(wt.ch), wt.missed != 0
-	s.store.mu.RUnlock()
+	rv, queued, deaf := wt.Progress()
 	for range queued {
-		if !sw.write(<-wt.ch) {
+		if !sw.write(<-wt.ResultChan(), true) {
 			return false
 		}
 	}

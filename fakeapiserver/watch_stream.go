@@ -27,29 +27,35 @@ type streamWriter struct {
 	buf     bytes.Buffer
 }
 
-func (sw *streamWriter) write(it watchItem) bool {
+// write sends one event. shared: ev came from the live fan-out, where
+// watchers of the same write share it, so a frame that needs encoding is
+// made once on it (Memo); an initial or replayed event is this stream's
+// own, and its frame is assembled in the stream's buffer.
+func (sw *streamWriter) write(ev *watchEvent, shared bool) bool {
 	var frame []byte
 	switch {
-	case it.garbage != nil:
-		frame = it.garbage
-	case it.frames != nil:
-		frame = it.frames.bytesFor(sw.server, sw.res, sw.out) // shared: read only
+	case ev.Type == garbageEvent:
+		frame = ev.Value.raw
+	case shared && sw.out != outputJSON:
+		frame = ev.Memo(int(sw.out), func() []byte { // shared: read only
+			return appendWatchFrame(ev.Type, sw.server.renderObject(sw.res, sw.out, ev.Value))
+		})
 	default:
 		// Plain JSON (renderObject is the record's raw bytes, encoded
 		// once when the record was made), or a replayed or initial event
 		// in another form: assembled in this stream's own buffer, so the
 		// frame goes out as one Write and so one chunk.
 		sw.buf.Reset()
-		sw.buf.Write(framePrefix(it.typ))
-		sw.buf.Write(sw.server.renderObject(sw.res, sw.out, it.rec))
+		sw.buf.Write(framePrefix(ev.Type))
+		sw.buf.Write(sw.server.renderObject(sw.res, sw.out, ev.Value))
 		sw.buf.Write(frameSuffix)
 		frame = sw.buf.Bytes()
 	}
 	if t := sw.server.tracer; t.On() {
-		if it.garbage != nil {
-			t.Warn("garbage sent (fault)", slog.Uint64(trace.KeyWatch, sw.watchID), trace.Count(len(it.garbage)))
+		if ev.Type == garbageEvent {
+			t.Warn("garbage sent (fault)", slog.Uint64(trace.KeyWatch, sw.watchID), trace.Count(len(frame)))
 		} else {
-			t.Event("frame sent", slog.Uint64(trace.KeyWatch, sw.watchID), trace.Type(string(it.typ)), trace.Key(it.rec.key), trace.RV(strconv.FormatUint(it.rec.rv, 10)))
+			t.Event("frame sent", slog.Uint64(trace.KeyWatch, sw.watchID), trace.Type(string(ev.Type)), trace.Key(ev.Value.key), trace.RV(strconv.FormatUint(ev.Value.rv, 10)))
 		}
 	}
 	return sw.flushBytes(frame)

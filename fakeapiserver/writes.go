@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/fakeapiserver/storage"
 )
 
 // HTTP handlers of the write verbs. They parse and check the request, then
@@ -281,15 +282,9 @@ func (s *Server) serveDeleteCollection(w http.ResponseWriter, req *http.Request,
 	// The answer is the list as read before deleting (the registry's
 	// DeleteCollection lists, deletes each item, and returns what it
 	// listed): the items as they were, and the list's resourceVersion.
-	s.store.mu.RLock()
-	var listed []*record
-	for _, rec := range s.store.recordsLocked(rq.res, rq.ns, "") {
-		if opts.matches(rec) {
-			listed = append(listed, rec)
-		}
-	}
-	meta := api.ListMeta{ResourceVersion: strconv.FormatUint(s.store.rv, 10)}
-	s.store.mu.RUnlock()
+	l, _ := s.listRecords(rq.res, rq.ns, storage.ListOptions[*record]{Predicate: opts.matches})
+	listed := l.Items
+	meta := api.ListMeta{ResourceVersion: strconv.FormatUint(l.Rev, 10)}
 	for _, rec := range listed {
 		if _, _, st := s.deleteObject(rq.res, rq.ns, rec.name, delOpts); st != nil && st.Code != http.StatusNotFound {
 			s.writeStatus(w, req, st)

@@ -1,4 +1,4 @@
-package fakeapiserver
+package storage
 
 import (
 	"encoding/binary"
@@ -10,7 +10,7 @@ import (
 // The on-disk record, shared by the write-ahead log (wal.go) and snapshots
 // (snapshot.go).
 //
-// A file is an 8-byte magic ("KFWAL001" for a log segment, "KFSNAP01" for a
+// A file is an 8-byte magic ("KFWAL002" for a log segment, "KFSNAP02" for a
 // snapshot) followed by frames:
 //
 //	length  uint32, little endian: the payload's length
@@ -18,20 +18,24 @@ import (
 //	payload length bytes:
 //	  type      1 byte (walAdded, walModified, ...)
 //	  rv        uint64, little endian
-//	  resource  uvarint length + bytes: the resource's group-resource ("pods", "replicasets.apps")
-//	  key       uvarint length + bytes: "namespace/name", or "name" if cluster-scoped
-//	  object    the rest: the object's JSON as stored (with its resourceVersion)
+//	  key       uvarint length + bytes: the key ("/registry/pods/default/web")
+//	  value     the rest: the value's bytes as stored (Object.Bytes)
 //
 // The length is not covered by the checksum, but a wrong length makes the
 // checksum fail (or points past the end: a torn tail), so either way the
 // reader stops there. Everything before the first bad frame is good.
 
 const (
-	walMagic  = "KFWAL001"
-	snapMagic = "KFSNAP01"
+	walMagic  = "KFWAL002"
+	snapMagic = "KFSNAP02"
+	// The magics of the format before the storage package, whose frames
+	// also named the resource: a directory written by it is refused, not
+	// truncated.
+	oldWALMagic  = "KFWAL001"
+	oldSnapMagic = "KFSNAP01"
 
 	frameHeader = 8         // length + crc
-	minPayload  = 1 + 8 + 2 // type, rv, two empty strings
+	minPayload  = 1 + 8 + 1 // type, rv, an empty key
 )
 
 // Record types. The first three are committed events; the others mark the
@@ -56,11 +60,10 @@ var crcTable = crc32.MakeTable(crc32.Castagnoli)
 
 // walRecord is one decoded frame.
 type walRecord struct {
-	typ      byte
-	rv       uint64
-	resource string
-	key      string
-	obj      []byte
+	typ byte
+	rv  uint64
+	key string
+	obj []byte
 }
 
 // appendFrame appends rec's frame to b.
@@ -69,8 +72,6 @@ func appendFrame(b []byte, rec *walRecord) []byte {
 	b = append(b, make([]byte, frameHeader)...)
 	b = append(b, rec.typ)
 	b = binary.LittleEndian.AppendUint64(b, rec.rv)
-	b = binary.AppendUvarint(b, uint64(len(rec.resource)))
-	b = append(b, rec.resource...)
 	b = binary.AppendUvarint(b, uint64(len(rec.key)))
 	b = append(b, rec.key...)
 	b = append(b, rec.obj...)
@@ -82,8 +83,7 @@ func appendFrame(b []byte, rec *walRecord) []byte {
 
 // frameSize is how many bytes appendFrame adds for rec.
 func frameSize(rec *walRecord) int {
-	return frameHeader + 1 + 8 + uvarintLen(len(rec.resource)) + len(rec.resource) +
-		uvarintLen(len(rec.key)) + len(rec.key) + len(rec.obj)
+	return frameHeader + 1 + 8 + uvarintLen(len(rec.key)) + len(rec.key) + len(rec.obj)
 }
 
 func uvarintLen(n int) int {
@@ -150,9 +150,6 @@ func decodePayload(p []byte) (walRecord, error) {
 	rec.rv = binary.LittleEndian.Uint64(p[1:])
 	p = p[9:]
 	var ok bool
-	if rec.resource, p, ok = readString(p); !ok {
-		return rec, errors.New("bad resource field")
-	}
 	if rec.key, p, ok = readString(p); !ok {
 		return rec, errors.New("bad key field")
 	}

@@ -1,4 +1,4 @@
-package fakeapiserver
+package storage
 
 import (
 	"errors"

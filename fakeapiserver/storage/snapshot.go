@@ -1,4 +1,4 @@
-package fakeapiserver
+package storage
 
 import (
 	"bufio"
@@ -33,25 +33,12 @@ const (
 	snapshotTmpFile = "snapshot.tmp"
 )
 
-// snapshotState is the object set at rv, captured under the store's lock.
+// snapshotState is the key/value set at rv, captured under the store's
+// lock: the values' bytes are immutable, so capturing is copying slices.
 type snapshotState struct {
 	rv   uint64
 	seg  uint64 // the first log segment to replay after it
-	recs []*record
-}
-
-func captureLocked(st *store, seg uint64) *snapshotState {
-	snap := &snapshotState{rv: st.rv, seg: seg}
-	for _, r := range st.served {
-		for _, k := range st.keys[r] {
-			snap.recs = append(snap.recs, st.objects[r][k])
-		}
-	}
-	return snap
-}
-
-func recordFrame(typ byte, rec *record) walRecord {
-	return walRecord{typ: typ, rv: rec.rv, resource: rec.res.GroupResource(), key: rec.key, obj: rec.raw}
+	recs []walRecord
 }
 
 // writeSnapshot writes snap to dir durably and atomically.
@@ -69,9 +56,8 @@ func writeSnapshot(dir string, snap *snapshotState) error {
 	}
 	bw.WriteString(snapMagic)
 	write(&walRecord{typ: walSnapHeader, rv: snap.rv, key: strconv.FormatUint(snap.seg, 10)})
-	for _, rec := range snap.recs {
-		fr := recordFrame(walAdded, rec)
-		write(&fr)
+	for i := range snap.recs {
+		write(&snap.recs[i])
 	}
 	write(&walRecord{typ: walSnapEnd, rv: uint64(len(snap.recs))})
 	err = bw.Flush()
@@ -189,7 +175,7 @@ func (w *wal) snapshot(snap *snapshotState) {
 		err = nil // the log stopped first: the next run snapshots
 	}
 	if err != nil && w.logger != nil {
-		w.logger.Warn("fakeapiserver: snapshot failed; the log keeps growing until one succeeds", "err", err)
+		w.logger.Warn("storage: snapshot failed; the log keeps growing until one succeeds", "err", err)
 	}
 	w.snapMu.Lock()
 	w.snapshotting = false

@@ -1,4 +1,4 @@
-package fakeapiserver
+package storage
 
 import (
 	"errors"
@@ -6,17 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-
-	"github.com/kinformer/kinformer/api"
+	"strings"
 )
 
 // Recovery: reading DataDir back at Open and RestartStore.
 //
-// The snapshot (if any) gives the objects at its resourceVersion S and the
+// The snapshot (if any) gives the key/values at its revision S and the
 // first segment K to replay; the segments from K on are replayed in order,
 // record by record. A record must make sense where it stands (a known
-// resource, a key matching its object, a resourceVersion above the one
-// before it), or it counts as corrupt, like a bad checksum. Replay stops at
+// type, a revision above the one before it), or it counts as corrupt, like
+// a bad checksum. Replay stops at
 // the first bad or torn record: that segment is truncated there and every
 // later segment removed, so new records append to a clean log, and the
 // Recovery report says what was cut and why. Everything before it is kept.
@@ -70,14 +69,32 @@ func (r Recovery) String() string {
 	return s
 }
 
-// recovered is the state read back from DataDir.
+// recovered is the state read back from DataDir: raw key/values, which
+// Options.Decode turns into values in one call once replay is done.
 type recovered struct {
-	served  []*resource // the built-in rows, then those of the CRDs replayed (crd.go)
-	objects map[*resource]map[string]*record
+	kvs     map[string]KeyValue
 	rv      uint64 // where the counter continues
 	lastRV  uint64 // the last version on disk
 	lastSeg uint64 // the highest segment number kept (0: none)
 	report  Recovery
+}
+
+// KeyValue is a key and its value's bytes as recovery read them back, with
+// the revision of the value's last write.
+type KeyValue struct {
+	Key   string
+	Rev   uint64
+	Value []byte
+}
+
+// sorted returns the recovered key/values in key order.
+func (rc *recovered) sorted() []KeyValue {
+	out := make([]KeyValue, 0, len(rc.kvs))
+	for _, kv := range rc.kvs {
+		out = append(out, kv)
+	}
+	slices.SortFunc(out, func(a, b KeyValue) int { return strings.Compare(a.Key, b.Key) })
+	return out
 }
 
 // recoverDir reads dir back, truncating a damaged log tail. An unreadable
@@ -98,10 +115,10 @@ func recoverDir(dir string) (*recovered, error) {
 	if err != nil {
 		return nil, err
 	}
-	rc := &recovered{objects: map[*resource]map[string]*record{}, served: slices.Clone(builtinResources)}
-	for _, r := range rc.served {
-		rc.objects[r] = map[string]*record{}
+	if err := refuseOldFormat(dir, segs); err != nil {
+		return nil, err
 	}
+	rc := &recovered{kvs: map[string]KeyValue{}}
 	rep := &rc.report
 	existed := snap != nil || len(segs) > 0
 	firstSeg := uint64(0)
@@ -176,9 +193,7 @@ func recoverDir(dir string) (*recovered, error) {
 		rc.rv += walMaxPending + 1
 	}
 	rep.LastRV, rep.ResourceVersion = rc.lastRV, rc.rv
-	for _, m := range rc.objects {
-		rep.Objects += len(m)
-	}
+	rep.Objects = len(rc.kvs)
 	return rc, nil
 }
 
@@ -205,48 +220,47 @@ func (rc *recovered) apply(rec *walRecord) error {
 	return nil
 }
 
-// put applies an event record (or a snapshot's object) to the objects.
+// put applies an event record (or a snapshot's object) to the key/values.
 func (rc *recovered) put(rec *walRecord) error {
-	r := resourceByGroupResource(rc.served, rec.resource)
-	if r == nil {
-		return fmt.Errorf("unknown resource %q", rec.resource)
+	if rec.key == "" {
+		return errors.New("empty key")
 	}
 	if rec.typ == walDeleted {
-		delete(rc.objects[r], rec.key)
-		if isCRDRow(r) {
-			rc.crdReplayed(rec.key, nil)
-		}
+		delete(rc.kvs, rec.key)
 	} else {
-		obj, err := decodeObject(rec.obj)
+		rc.kvs[rec.key] = KeyValue{Key: rec.key, Rev: rec.rv, Value: rec.obj}
+	}
+	return nil
+}
+
+// refuseOldFormat fails on a data directory written before the storage
+// package (its frames also named the resource): reading it as damaged would
+// truncate it away.
+func refuseOldFormat(dir string, segs []uint64) error {
+	files := []string{snapshotFile}
+	for _, seg := range segs {
+		files = append(files, segmentName(seg))
+	}
+	for _, name := range files {
+		f, err := os.Open(filepath.Join(dir, name))
 		if err != nil {
-			return fmt.Errorf("object %s %s: %w", rec.resource, rec.key, err)
+			continue
 		}
-		stored := newRecord(r, obj, rec.rv)
-		if stored.key != rec.key {
-			return fmt.Errorf("object %s %q is stored under key %q", rec.resource, stored.key, rec.key)
-		}
-		rc.objects[r][rec.key] = stored
-		if isCRDRow(r) {
-			rc.crdReplayed(rec.key, stored.obj)
+		head := make([]byte, len(walMagic))
+		n, _ := f.Read(head)
+		f.Close()
+		if m := string(head[:n]); m == oldWALMagic || m == oldSnapMagic {
+			return fmt.Errorf("%s is in the format of an older fakeapiserver (%s): start with an empty data directory", name, m)
 		}
 	}
 	return nil
 }
 
-func resourceByGroupResource(rows []*resource, gr string) *resource {
-	for _, r := range rows {
-		if r.GroupResource() == gr {
-			return r
-		}
-	}
-	return nil
-}
-
-func walType(t api.EventType) byte {
+func walType(t EventType) byte {
 	switch t {
-	case api.Added:
+	case Added:
 		return walAdded
-	case api.Deleted:
+	case Deleted:
 		return walDeleted
 	}
 	return walModified

@@ -1,4 +1,4 @@
-package fakeapiserver
+package storage
 
 import (
 	"bytes"
@@ -13,9 +13,9 @@ import (
 func FuzzWALReader(f *testing.F) {
 	good := []byte(walMagic)
 	for _, rec := range []walRecord{
-		{typ: walAdded, rv: 1, resource: "namespaces", key: "default", obj: []byte(`{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"default","resourceVersion":"1"}}`)},
-		{typ: walModified, rv: 2, resource: "pods", key: "default/p", obj: []byte(`{"kind":"Pod"}`)},
-		{typ: walDeleted, rv: 3, resource: "replicasets.apps", key: "default/rs", obj: nil},
+		{typ: walAdded, rv: 1, key: "/registry/namespaces/default", obj: []byte(`{"kind":"Namespace","apiVersion":"v1","metadata":{"name":"default","resourceVersion":"1"}}`)},
+		{typ: walModified, rv: 2, key: "/registry/pods/default/p", obj: []byte(`{"kind":"Pod"}`)},
+		{typ: walDeleted, rv: 3, key: "/registry/apps/replicasets/default/rs", obj: nil},
 		{typ: walRV, rv: 1028},
 		{typ: walClose, rv: 1028},
 	} {
