@@ -124,25 +124,9 @@ func writeJSON(buf *bytes.Buffer, v any) {
 				return keys[i] < keys[j]
 			}
 		})
-		buf.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeString(buf, k)
-			buf.WriteByte(':')
-			writeJSON(buf, x[k])
-		}
-		buf.WriteByte('}')
+		writeObject(buf, keys, func(k string) { writeJSON(buf, x[k]) })
 	case []any:
-		buf.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeJSON(buf, e)
-		}
-		buf.WriteByte(']')
+		writeArray(buf, len(x), func(i int) { writeJSON(buf, x[i]) })
 	case string:
 		writeString(buf, x)
 	default:
@@ -153,6 +137,43 @@ func writeJSON(buf *bytes.Buffer, v any) {
 		}
 		buf.Write(b)
 	}
+}
+
+// writeObject writes {"k":value,...} for keys in the order given; value
+// writes the member's value.
+func writeObject(buf *bytes.Buffer, keys []string, value func(k string)) {
+	buf.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		writeString(buf, k)
+		buf.WriteByte(':')
+		value(k)
+	}
+	buf.WriteByte('}')
+}
+
+// writeArray writes [elem 0,...,elem n-1]; elem writes one element.
+func writeArray(buf *bytes.Buffer, n int, elem func(i int)) {
+	buf.WriteByte('[')
+	for i := range n {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		elem(i)
+	}
+	buf.WriteByte(']')
+}
+
+// sortedKeys returns m's keys in byte order, as encoding/json writes them.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func writeString(buf *bytes.Buffer, s string) {

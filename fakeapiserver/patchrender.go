@@ -3,7 +3,6 @@ package fakeapiserver
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -149,30 +148,9 @@ func (r *patchRender) write(buf *bytes.Buffer, v any, path string, origin json.R
 	case r.parsed[path]:
 		switch x := v.(type) {
 		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			buf.WriteByte('{')
-			for i, k := range keys {
-				if i > 0 {
-					buf.WriteByte(',')
-				}
-				writeString(buf, k)
-				buf.WriteByte(':')
-				r.write(buf, x[k], path+"/"+k, rawMember(origin, k))
-			}
-			buf.WriteByte('}')
+			writeObject(buf, sortedKeys(x), func(k string) { r.write(buf, x[k], path+"/"+k, rawMember(origin, k)) })
 		case []any:
-			buf.WriteByte('[')
-			for i, e := range x {
-				if i > 0 {
-					buf.WriteByte(',')
-				}
-				r.write(buf, e, path+"/"+strconv.Itoa(i), rawElement(origin, i))
-			}
-			buf.WriteByte(']')
+			writeArray(buf, len(x), func(i int) { r.write(buf, x[i], path+"/"+strconv.Itoa(i), rawElement(origin, i)) })
 		default:
 			writeJSON(buf, v)
 		}
@@ -193,30 +171,9 @@ func (r *patchRender) write(buf *bytes.Buffer, v any, path string, origin json.R
 func writeSorted(buf *bytes.Buffer, v any) {
 	switch x := v.(type) {
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		buf.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeString(buf, k)
-			buf.WriteByte(':')
-			writeSorted(buf, x[k])
-		}
-		buf.WriteByte('}')
+		writeObject(buf, sortedKeys(x), func(k string) { writeSorted(buf, x[k]) })
 	case []any:
-		buf.WriteByte('[')
-		for i, e := range x {
-			if i > 0 {
-				buf.WriteByte(',')
-			}
-			writeSorted(buf, e)
-		}
-		buf.WriteByte(']')
+		writeArray(buf, len(x), func(i int) { writeSorted(buf, x[i]) })
 	default:
 		writeJSON(buf, v)
 	}
