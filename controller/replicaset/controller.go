@@ -57,6 +57,20 @@ type Options struct {
 	// returns fails that reconcile (retried rate-limited, like any other
 	// failure). The demo's "make reconcile fail" button; nil: never.
 	FailReconcile func(key string) error
+	// DisableReadYourWrites turns off read-your-writes (consistency.go):
+	// a reconcile then reads its caches whether or not they have reached
+	// the controller's own last writes, as before client-go 1.36. Default
+	// off, i.e. read-your-writes on, as in kube-controller-manager 1.36
+	// (StaleControllerConsistencyReplicaSet). It needs the informers'
+	// LastStoreSyncResourceVersion, which only an informer running
+	// client-go 1.36's AtomicFIFO reports; with the articles' informer the
+	// check is skipped whatever this says.
+	DisableReadYourWrites bool
+	// ReadYourWritesTimeout bounds how long reconciles of a ReplicaSet
+	// wait, requeued, for a cache behind the controller's own last write;
+	// after it they act on the cache as it is. On Clock. Default
+	// DefaultReadYourWritesTimeout (10 s).
+	ReadYourWritesTimeout time.Duration
 }
 
 // Stats counts what the controller has done since it was made.
@@ -67,12 +81,18 @@ type Stats struct {
 	StatusWrites int64 // status updates the server accepted
 	Retries      int64 // keys put back with AddRateLimited after an error
 	Dropped      int64 // keys given up after MaxRetries retries
+	CacheWaits   int64 // reconciles put back because a cache was behind the controller's own write
 }
 
-// String is the stats on one line, as the demo prints them.
+// String is the stats on one line, as the demo prints them; cacheWaits
+// only once read-your-writes has made a reconcile wait.
 func (s Stats) String() string {
-	return fmt.Sprintf("reconciles=%d podsCreated=%d podsDeleted=%d statusWrites=%d retries=%d dropped=%d",
+	line := fmt.Sprintf("reconciles=%d podsCreated=%d podsDeleted=%d statusWrites=%d retries=%d dropped=%d",
 		s.Reconciles, s.PodsCreated, s.PodsDeleted, s.StatusWrites, s.Retries, s.Dropped)
+	if s.CacheWaits > 0 {
+		line += fmt.Sprintf(" cacheWaits=%d", s.CacheWaits)
+	}
+	return line
 }
 
 // ReplicaSetController keeps, for every ReplicaSet its informer holds, as
@@ -92,6 +112,7 @@ type ReplicaSetController struct {
 	queue        workqueue.RateLimitingInterface[string]
 	limiter      *delayRecorder
 	expectations *expectations
+	consistency  *consistencyStore // nil: read-your-writes off
 	workers      int
 	maxRetries   int
 	logger       *slog.Logger
@@ -104,7 +125,7 @@ type ReplicaSetController struct {
 	// prevent (TestReplicaSetController_WithoutExpectations_OvershootsUnderCacheLag).
 	noExpectations bool
 
-	reconciles, podsCreated, podsDeleted, statusWrites, retries, dropped atomic.Int64
+	reconciles, podsCreated, podsDeleted, statusWrites, retries, dropped, cacheWaits atomic.Int64
 }
 
 // NewReplicaSetController gets the ReplicaSet and Pod informers from
@@ -130,6 +151,12 @@ func NewReplicaSetController(opts Options) (*ReplicaSetController, error) {
 		failHook:    opts.FailReconcile,
 	}
 	c.expectations = newExpectations(opts.Clock, c.tracer)
+	if !opts.DisableReadYourWrites {
+		c.consistency = newConsistencyStore(opts.Clock, opts.ReadYourWritesTimeout, map[string]versionReader{
+			listwatch.Pods.GroupResource():        c.podInformer,
+			listwatch.ReplicaSets.GroupResource(): c.rsInformer,
+		})
+	}
 	c.queue = workqueue.NewTypedRateLimitingQueueWithConfig[string](c.limiter,
 		workqueue.QueueConfig{Name: "replicaset", Clock: opts.Clock, Tracer: opts.Tracer, MetricsProvider: opts.MetricsProvider})
 	c.rsLister = informer.NewLister[*api.ReplicaSet](c.rsInformer.GetIndexer())
@@ -161,6 +188,9 @@ func withDefaults(opts Options) Options {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.ReadYourWritesTimeout <= 0 {
+		opts.ReadYourWritesTimeout = DefaultReadYourWritesTimeout
 	}
 	return opts
 }
@@ -254,13 +284,18 @@ func (c *ReplicaSetController) processNextItem(ctx context.Context) bool {
 
 // handleErr is article 004's handleErr: forget the key's failures on
 // success; retry it rate-limited while it has failed fewer than MaxRetries
-// times; then forget it and drop it with a log line.
+// times; then forget it and drop it with a log line. A ConsistencyError
+// (a cache behind the controller's own write) is retried rate-limited as
+// upstream does, but never dropped: the wait is bounded by
+// ReadYourWritesTimeout instead, and its retries are forgotten when it
+// ends (reconcile), so they do not count against a real failure after it.
 func (c *ReplicaSetController) handleErr(err error, key string) {
 	if err == nil {
 		c.queue.Forget(key)
 		return
 	}
-	if c.queue.NumRequeues(key) < c.maxRetries {
+	var behind *ConsistencyError
+	if errors.As(err, &behind) || c.queue.NumRequeues(key) < c.maxRetries {
 		c.queue.AddRateLimited(key)
 		c.retries.Add(1)
 		if c.tracer.On() {
@@ -286,6 +321,7 @@ func (c *ReplicaSetController) Stats() Stats {
 		StatusWrites: c.statusWrites.Load(),
 		Retries:      c.retries.Load(),
 		Dropped:      c.dropped.Load(),
+		CacheWaits:   c.cacheWaits.Load(),
 	}
 }
 

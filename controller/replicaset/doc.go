@@ -48,6 +48,32 @@
 // matter is TestReplicaSetController_Expectations_NoOvershootUnderCacheLag,
 // with its twin that turns them off and overshoots.
 //
+// # Read your writes
+//
+// Expectations count pods; they say nothing about how old the rest of the
+// cache is. A reconcile that runs while the cache lags still reads a pod
+// list without the pods it just created, and a ReplicaSet without the
+// status it just wrote: it computes the status from the stale list and
+// writes it over the stale ReplicaSet, which the server refuses (409
+// Conflict). kube-controller-manager 1.36 adds a second guard (feature
+// gate StaleControllerConsistencyReplicaSet, on by default; KEP-5647), and
+// so does this controller (consistency.go): after each of its writes it
+// records the write's resourceVersion per ReplicaSet and resource, and a
+// reconcile first compares them with how far each informer's cache has got
+// (LastStoreSyncResourceVersion). A cache behind the controller's own last
+// write fails the reconcile with a ConsistencyError: the key is requeued,
+// rate-limited, and the event that brings the write into the cache queues
+// it again. Expectations stay: this guard sees nothing when the informer
+// cannot say how far its cache has got (the articles' informer; only
+// client-go 1.36's AtomicFIFO can), nor a pod delete (the client returns
+// no version for it), nor once its wait has ended. The wait is bounded
+// (Options.ReadYourWritesTimeout, 10 s): kinformer's queue drops a key
+// after five failures, upstream's never does, so a ConsistencyError is
+// never dropped, and after the timeout the reconcile reads the cache as it
+// is. TestReplicaSet_ReadYourWritesWaitsForTheCache shows the wait, and
+// with it turned off (Options.DisableReadYourWrites) the stale read;
+// TestReplicaSet_ReadYourWritesWaitIsBounded shows the bound.
+//
 // # Using it
 //
 //	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{DefaultResync: 30 * time.Second})

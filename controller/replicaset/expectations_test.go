@@ -75,11 +75,22 @@ func TestExpectations_ForgetAndReset(t *testing.T) {
 // as usual, and their clock's resync (every second) queues the ReplicaSet
 // again, so the test can run reconciles while the pods the controller just
 // created are not yet in its cache, however busy the machine is.
-func lagging(t *testing.T, withExpectations bool) *env {
+//
+// Read-your-writes is off: these tests show what expectations alone do,
+// whichever informers the factory runs (read_your_writes_test.go shows
+// what it adds). cfg, if given, adds to the setup.
+func lagging(t *testing.T, withExpectations bool, cfg ...envConfig) *env {
+	var c envConfig
+	if len(cfg) > 0 {
+		c = cfg[0]
+	}
 	srvClock := clock.NewFakeClock(time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC))
-	e := start(t, envConfig{resync: time.Second, server: fakeapiserver.Options{Clock: srvClock}, before: func(c *ReplicaSetController) {
-		c.noExpectations = !withExpectations
-	}})
+	c.resync, c.server = time.Second, fakeapiserver.Options{Clock: srvClock}
+	c.before = func(c *ReplicaSetController) { c.noExpectations = !withExpectations }
+	if c.options == nil {
+		c.options = func(o *Options) { o.DisableReadYourWrites = true }
+	}
+	e := start(t, c)
 	e.srv.SetWatchDelay(time.Second)
 	// The ReplicaSet's ADDED frame is let out, and nothing after it: the
 	// controller creates its pods, and their ADDED frames wait.

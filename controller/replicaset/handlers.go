@@ -55,12 +55,14 @@ func (c *ReplicaSetController) addReplicaSet(rs *api.ReplicaSet) {
 	c.enqueue(keyOf(rs), fromReplicaSet)
 }
 
-// deleteReplicaSet forgets a deleted ReplicaSet's expectations and enqueues
+// deleteReplicaSet forgets a deleted ReplicaSet's expectations and the
+// versions of its writes (only its own: by UID), and enqueues
 // it (its reconcile finds it gone). rs may be the last state of a delete
 // the watch missed (the typed handler unwrapped the tombstone).
 func (c *ReplicaSetController) deleteReplicaSet(rs *api.ReplicaSet) {
 	key := keyOf(rs)
 	c.expectations.forget(key)
+	c.consistency.clear(key, rs.UID)
 	c.enqueue(key, fromReplicaSet)
 }
 

@@ -32,6 +32,20 @@ type envConfig struct {
 	resync time.Duration
 	// before runs on the controller before Run (to set test knobs).
 	before func(*ReplicaSetController)
+	// informers, if set, changes the factory's options (the informers
+	// client-go 1.36 runs: clientGo136).
+	informers func(*informer.FactoryOptions)
+	// options, if set, changes the controller's options.
+	options func(*Options)
+}
+
+// clientGo136 makes the factory's informers run client-go 1.36's queue
+// (RealFIFO with AtomicFIFO and the rest), whose caches report how far
+// they have got (LastStoreSyncResourceVersion): what read-your-writes
+// needs.
+func clientGo136(o *informer.FactoryOptions) {
+	o.Queue = informer.RealFIFOQueue
+	o.RealFIFO = informer.ClientGo136()
 }
 
 // env is a running controller: an in-process fake API server over HTTP,
@@ -56,11 +70,17 @@ func start(t *testing.T, cfg envConfig) *env {
 	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
 	require.NoError(t, err)
 	clk := clock.NewFakeClock(time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC))
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{
-		DefaultResync: cfg.resync, Namespace: api.NamespaceDefault, Clock: clk, Logger: quiet,
-	})
+	fopts := informer.FactoryOptions{DefaultResync: cfg.resync, Namespace: api.NamespaceDefault, Clock: clk, Logger: quiet}
+	if cfg.informers != nil {
+		cfg.informers(&fopts)
+	}
+	factory := informer.NewSharedInformerFactory(client, fopts)
 	st := newStory(t)
-	ctrl, err := NewReplicaSetController(Options{Client: client, Factory: factory, Logger: quiet, Tracer: st.tracer})
+	opts := Options{Client: client, Factory: factory, Logger: quiet, Tracer: st.tracer}
+	if cfg.options != nil {
+		cfg.options(&opts)
+	}
+	ctrl, err := NewReplicaSetController(opts)
 	require.NoError(t, err)
 	if cfg.before != nil {
 		cfg.before(ctrl)

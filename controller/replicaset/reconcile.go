@@ -23,10 +23,12 @@ const burstReplicas = 500
 const slowStartInitialBatchSize = 1
 
 // reconcile is the business logic, article 004's syncToStdout grown into
-// the real ReplicaSet controller's syncReplicaSet: compare the desired
-// number of pods with the active pods the cache holds, create or delete the
-// difference (only when the expectations say the cache has caught up with
-// the controller's previous writes), then write the status it found.
+// the real ReplicaSet controller's syncReplicaSet: wait until the caches
+// have reached the controller's own last writes (read-your-writes,
+// bounded), compare the desired number of pods with the active pods the
+// cache holds, create or delete the difference (only when the
+// expectations say the cache has seen the pods it created and deleted),
+// then write the status it found.
 //
 // It reads the state afresh every time and does not care which event
 // queued the key: the controller is level-triggered.
@@ -48,11 +50,15 @@ func (c *ReplicaSetController) reconcile(ctx context.Context, key string) error 
 	rs, err := c.rsLister.ByNamespace(namespace).Get(name)
 	if listwatch.IsNotFound(err) {
 		c.expectations.forget(key)
+		c.consistency.clear(key, "")
 		c.traceReconciled(key, "", "ReplicaSet gone", "forgot its expectations")
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("reconcile %s: reading the ReplicaSet from the cache: %w", key, err)
+	}
+	if err := c.readYourWrites(key); err != nil {
+		return fmt.Errorf("reconcile %s: %w", key, err)
 	}
 	pods, err := c.activePods(rs)
 	if err != nil {
@@ -75,6 +81,42 @@ func (c *ReplicaSetController) reconcile(ctx context.Context, key string) error 
 	statusErr := c.updateStatus(ctx, key, rs, calculateStatus(rs, pods))
 	c.traceReconciled(key, rs.ResourceVersion, found, did)
 	return errors.Join(manageErr, statusErr)
+}
+
+// readYourWrites asks the consistency store whether the caches have
+// reached the controller's last writes for key: a ConsistencyError if not
+// (the key is requeued; the event that brings the write into the cache
+// queues it again too), nil if they have, if nothing was written, or if
+// the wait has lasted ReadYourWritesTimeout (logged: the reconcile then
+// reads a cache it knows to be stale). When a wait ends, the key's
+// rate-limiter failures, which were waits, are forgotten.
+func (c *ReplicaSetController) readYourWrites(key string) error {
+	r := c.consistency.ensureReady(key)
+	switch r.state {
+	case cacheBehind:
+		c.cacheWaits.Add(1)
+		if c.tracer.On() {
+			c.tracer.Event("cache behind own write", trace.Key(key), slog.String("resource", r.behind.GroupResource),
+				slog.String("read", r.behind.ReadRV), slog.String("written", r.behind.WrittenRV))
+		}
+		return r.behind
+	case cacheGaveUp:
+		c.queue.Forget(key)
+		c.logger.Warn("cache still behind the controller's own write: reconciling with it as it is",
+			"key", key, "waited", r.waitedFor, "err", r.behind)
+		if c.tracer.On() {
+			c.tracer.Event("cache wait timed out", trace.Key(key), slog.String("resource", r.behind.GroupResource),
+				slog.String("read", r.behind.ReadRV), slog.String("written", r.behind.WrittenRV), trace.Delay(r.waitedFor))
+		}
+	case cacheCaughtUp:
+		if r.waited {
+			c.queue.Forget(key)
+			if c.tracer.On() {
+				c.tracer.Event("cache caught up", trace.Key(key), trace.Delay(r.waitedFor))
+			}
+		}
+	}
+	return nil
 }
 
 func (c *ReplicaSetController) traceReconciled(key, rv, found, did string) {
@@ -155,6 +197,7 @@ func (c *ReplicaSetController) createPods(ctx context.Context, key string, rs *a
 			return fmt.Errorf("creating a pod for %s: %w", key, err)
 		}
 		c.podsCreated.Add(1)
+		c.consistency.wroteAt(key, rs.UID, listwatch.Pods.GroupResource(), pod.ResourceVersion)
 		if c.tracer.On() {
 			c.tracer.Event("pod created", trace.Key(keyOf(pod)), slog.String("owner", key))
 		}

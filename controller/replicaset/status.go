@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/trace"
 )
 
@@ -47,6 +48,7 @@ func (c *ReplicaSetController) updateStatus(ctx context.Context, key string, rs 
 		written, err := c.rsClient.UpdateStatus(ctx, rs.Namespace, next)
 		if err == nil {
 			c.statusWrites.Add(1)
+			c.consistency.wroteAt(key, rs.UID, listwatch.ReplicaSets.GroupResource(), written.ResourceVersion)
 			if c.tracer.On() {
 				c.tracer.Event("status written", trace.Key(key), trace.RV(written.ResourceVersion),
 					slog.Int("replicas", int(status.Replicas)), slog.Int("ready", int(status.ReadyReplicas)))
@@ -55,6 +57,9 @@ func (c *ReplicaSetController) updateStatus(ctx context.Context, key string, rs 
 		}
 		if i >= statusUpdateRetries {
 			return fmt.Errorf("writing the status of %s: %w", key, err)
+		}
+		if c.tracer.On() {
+			c.tracer.Event("status write failed", trace.Key(key), trace.RV(next.ResourceVersion), trace.Err(err))
 		}
 		if rs, err = c.rsClient.Get(ctx, rs.Namespace, rs.Name); err != nil {
 			return fmt.Errorf("reading %s to write its status again: %w", key, err)
