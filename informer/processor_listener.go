@@ -177,20 +177,24 @@ func (p *processorListener) stop() {
 // before the next one. kinformer recovers and does not sleep (one panic per
 // notification is already bounded by the number of notifications).
 func (p *processorListener) handle(n notification) {
-	defer p.pending.Add(-1)
+	a, ok := n.(addNotification)
+	initial := ok && a.isInInitialList
 	defer func() {
 		if r := recover(); r != nil {
 			p.logger.Error("informer: event handler panicked; notification skipped",
 				"handler", p.name, "notification", fmt.Sprintf("%T", n),
 				"panic", r, "stack", string(debug.Stack()))
 		}
-	}()
-	if a, ok := n.(addNotification); ok && a.isInInitialList {
-		defer func() {
+		// Both counts first, the registration's channel last, so a
+		// waiter it wakes sees Pending without this notification.
+		if initial {
 			p.initialPending.Add(-1)
+		}
+		p.pending.Add(-1)
+		if initial {
 			p.checkSynced()
-		}()
-	}
+		}
+	}()
 	if p.tracer.On() {
 		key, rv := notificationKeyRV(n)
 		p.tracer.Event(handlerMethod(n), trace.Handler(p.name), trace.Key(key), trace.RV(rv), slog.Int64("pending", p.pending.Load()-1))
