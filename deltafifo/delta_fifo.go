@@ -64,10 +64,14 @@ func NewDeltaFIFO(opts DeltaFIFOOptions) *DeltaFIFO {
 		emitDeltaTypeReplaced: opts.EmitDeltaTypeReplaced,
 		transform:             opts.Transform,
 	}
-	f.cond.L = &f.lock
+	f.initState()
 	f.tracer = opts.Tracer.Stage(trace.StageDeltaFIFO)
 	return f
 }
+
+// HasSyncedChecker implements Queue: its channel is closed when HasSynced
+// turns true.
+func (f *DeltaFIFO) HasSyncedChecker() DoneChecker { return syncedChecker{"DeltaFIFO", f.synced} }
 
 // KeyOf returns the key of obj: of its newest object if obj is a Deltas, the
 // Key of a DeletedFinalStateUnknown, otherwise what the key function says.
@@ -82,6 +86,7 @@ func (f *DeltaFIFO) Add(obj api.Object) error {
 		return err
 	}
 	f.populated = true
+	f.checkSyncedLocked()
 	return f.queueActionLocked(Added, obj)
 }
 
@@ -94,6 +99,7 @@ func (f *DeltaFIFO) Update(obj api.Object) error {
 		return err
 	}
 	f.populated = true
+	f.checkSyncedLocked()
 	return f.queueActionLocked(Updated, obj)
 }
 
@@ -112,6 +118,7 @@ func (f *DeltaFIFO) Delete(obj api.Object) error {
 		return err
 	}
 	f.populated = true
+	f.checkSyncedLocked()
 	if !f.queuedOrKnownLocked(id) {
 		return nil
 	}
@@ -250,6 +257,7 @@ func (f *DeltaFIFO) Replace(list []api.Object, resourceVersion string) error {
 		// length is client-go's count: listed keys plus tombstones.
 		f.populated = true
 		f.initialPopulationCount = len(f.queue)
+		f.checkSyncedLocked() // an empty first list: synced at once
 	}
 	return nil
 }
@@ -329,6 +337,9 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 	f.queue = f.queue[1:]
 	if f.initialPopulationCount > 0 {
 		f.initialPopulationCount--
+		// Deferred after the Unlock was, so it runs before it: once process has
+		// put the item in the cache (fifo_state.go, waiting without polling).
+		defer f.checkSyncedLocked()
 	}
 	deltas := f.items[id]
 	delete(f.items, id)

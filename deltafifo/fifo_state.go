@@ -18,9 +18,17 @@ type fifoState struct {
 
 	// populated is set by the first Replace, or by an Add, Update or
 	// Delete before any Replace. initialPopulationCount counts what the
-	// first Replace queued and is not popped yet.
+	// first Replace queued and is not popped yet. Whoever changes either
+	// calls checkSyncedLocked.
 	populated              bool
 	initialPopulationCount int
+
+	// synced is closed, once, by checkSyncedLocked, at the moment HasSynced
+	// turns true; syncedClosed records that it was. HasSyncedChecker hands
+	// the channel out, so a waiter wakes on the close instead of polling
+	// HasSynced (see "Waiting without polling" below).
+	synced       chan struct{}
+	syncedClosed bool
 
 	// longest is the most entries queued at once since the queue was last
 	// empty (grew, drainedBig).
@@ -54,6 +62,13 @@ func (f *fifoState) drainedBig() bool {
 	return big
 }
 
+// initState readies the lock's condition and the synced channel; the
+// constructors call it.
+func (f *fifoState) initState() {
+	f.cond.L = &f.lock
+	f.synced = make(chan struct{})
+}
+
 // HasSynced is true once everything the first Replace queued has been
 // popped (and processed), or if Add, Update or Delete were called before any
 // Replace.
@@ -63,9 +78,51 @@ func (f *fifoState) HasSynced() bool {
 	return f.hasSyncedLocked()
 }
 
-func (f *fifoState) hasSyncedLocked() bool {
-	return f.populated && f.initialPopulationCount == 0
+// hasSyncedLocked is the answer of the last checkSyncedLocked: HasSynced and
+// the synced channel are one fact, read two ways.
+func (f *fifoState) hasSyncedLocked() bool { return f.syncedClosed }
+
+// Waiting without polling.
+//
+// The articles' controllers wait for HasSynced by asking it every 100 ms
+// (informer.WaitForCacheSync). client-go 1.36 gives each queue a channel
+// instead, closed when HasSynced turns true, so a waiter wakes at that
+// instant (informer.WaitFor). For the two to be one fact, every change of
+// populated or initialPopulationCount is followed, under the lock, by
+// checkSyncedLocked, which closes the channel the first time the condition
+// holds; HasSynced reads what it decided. The count of the initial list's
+// last item goes down only after process has returned (DeltaFIFO.Pop,
+// RealFIFO.processLocked): a waiter woken by the close finds that item in
+// the cache. client-go's DeltaFIFO closes the channel before processing the
+// last item, which is unseen by HasSynced (the lock is held until process
+// returns) but not by a waiter on the channel.
+
+// checkSyncedLocked closes the synced channel if the queue has just synced.
+func (f *fifoState) checkSyncedLocked() {
+	if f.populated && f.initialPopulationCount == 0 && !f.syncedClosed {
+		f.syncedClosed = true
+		close(f.synced)
+	}
 }
+
+// DoneChecker is something to wait for without polling: Done's channel is
+// closed once it has happened, and Name says what it is, for logs. It has
+// the method set of informer.DoneChecker, where WaitFor is; it is declared
+// here as well because the queues hand one out and deltafifo cannot import
+// informer (the two interface types are interchangeable).
+type DoneChecker interface {
+	Name() string
+	Done() <-chan struct{}
+}
+
+// syncedChecker is what a queue's HasSyncedChecker returns.
+type syncedChecker struct {
+	name string
+	done <-chan struct{}
+}
+
+func (c syncedChecker) Name() string          { return c.name }
+func (c syncedChecker) Done() <-chan struct{} { return c.done }
 
 // Close makes every blocked and future Pop return once the queue is empty
 // (what is queued can still be popped), and every later write fail with

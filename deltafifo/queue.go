@@ -13,7 +13,8 @@ import (
 // The writing half (Add, Update, Delete, Replace, Resync) is the Reflector's:
 // watch events become Add/Update/Delete, a list becomes Replace, the resync
 // timer calls Resync. The reading half is the informer's: Pop in a loop,
-// HasSynced for WaitForCacheSync, Close when its context ends.
+// HasSynced (and its channel, HasSyncedChecker) for WaitForCacheSync and
+// WaitFor, Close when its context ends.
 type Queue interface {
 	Add(obj api.Object) error
 	Update(obj api.Object) error
@@ -32,6 +33,9 @@ type Queue interface {
 	// HasSynced is true once the items of the first Replace have all been
 	// popped, or once Add, Update or Delete came before any Replace.
 	HasSynced() bool
+	// HasSyncedChecker's Done channel is closed at the moment HasSynced
+	// turns true (client-go 1.36), for informer.WaitFor to wait on.
+	HasSyncedChecker() DoneChecker
 	// Close wakes every blocked Pop; later writes fail with ErrFIFOClosed.
 	Close()
 }

@@ -138,10 +138,14 @@ func NewRealFIFO(opts RealFIFOOptions) *RealFIFO {
 		emitBookmark:          opts.EmitDeltaTypeBookmark,
 		batchSize:             cmp.Or(opts.BatchSize, defaultBatchSize),
 	}
-	f.cond.L = &f.lock
+	f.initState()
 	f.tracer = opts.Tracer.Stage(trace.StageDeltaFIFO)
 	return f
 }
+
+// HasSyncedChecker implements Queue: its channel is closed when HasSynced
+// turns true, in every mode.
+func (f *RealFIFO) HasSyncedChecker() DoneChecker { return syncedChecker{"RealFIFO", f.synced} }
 
 // KeyOf returns the key of obj, as DeltaFIFO.KeyOf does.
 func (f *RealFIFO) KeyOf(obj any) (string, error) { return f.keyOf(obj) }
@@ -170,6 +174,7 @@ func (f *RealFIFO) addFromServer(t DeltaType, obj api.Object) error {
 		return err
 	}
 	f.populated = true
+	f.checkSyncedLocked()
 	f.addLocked(t, obj)
 	return nil
 }
@@ -265,6 +270,7 @@ func (f *RealFIFO) markPopulatedLocked() {
 	if !f.populated {
 		f.populated = true
 		f.initialPopulationCount = len(f.items)
+		f.checkSyncedLocked() // an empty first list: synced at once
 	}
 }
 
@@ -383,6 +389,7 @@ func (f *RealFIFO) processLocked(n int, process func() error) error {
 // countPoppedLocked counts n processed deltas out of the initial list.
 func (f *RealFIFO) countPoppedLocked(n int) {
 	f.initialPopulationCount = max(f.initialPopulationCount-n, 0)
+	f.checkSyncedLocked()
 }
 
 // Len returns the number of queued deltas.

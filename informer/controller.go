@@ -67,6 +67,8 @@ type Controller interface {
 	// HasSynced is the queue's HasSynced: true once everything from the
 	// first list has been popped and processed.
 	HasSynced() bool
+	// HasSyncedChecker is the queue's: HasSynced as a channel, for WaitFor.
+	HasSyncedChecker() DoneChecker
 	// LastSyncResourceVersion is the resourceVersion the Reflector last
 	// caught up to ("" before Run).
 	LastSyncResourceVersion() string
@@ -148,6 +150,9 @@ func (c *controller) processLoop(ctx context.Context) {
 
 // HasSynced implements Controller.
 func (c *controller) HasSynced() bool { return c.config.Queue.HasSynced() }
+
+// HasSyncedChecker implements Controller.
+func (c *controller) HasSyncedChecker() DoneChecker { return c.config.Queue.HasSyncedChecker() }
 
 // LastSyncResourceVersion implements Controller.
 func (c *controller) LastSyncResourceVersion() string {

@@ -58,7 +58,10 @@
 //     list. A handler's registration has its own HasSynced, true once that
 //     handler has also handled every object of that list: wait for the
 //     registrations, not the informer, before starting workers that rely on
-//     the handler having seen everything.
+//     the handler having seen everything. Each HasSynced is also a channel
+//     (HasSyncedChecker, client-go 1.36), closed the moment it turns true:
+//     WaitFor waits on those channels, where the articles' WaitForCacheSync
+//     asks every 100 ms (wait.go).
 //
 // # Where kinformer differs from client-go
 //

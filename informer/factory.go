@@ -5,6 +5,7 @@ import (
 	"github.com/kinformer/kinformer/api"
 	"log/slog"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -36,7 +37,9 @@ type SharedInformerFactory interface {
 	// WaitForCacheSync waits for every started informer to sync and
 	// reports each one's result, keyed by resource (GroupResource: "pods",
 	// "replicasets.apps", or "pods (metadata)" for a metadata-only one: see
-	// informerKey); false means ctx ended first.
+	// informerKey); false means ctx ended first. It waits on the
+	// informers' HasSyncedChecker channels (WaitFor), not by polling:
+	// it returns the moment the last one syncs.
 	WaitForCacheSync(ctx context.Context) map[string]bool
 	// Shutdown waits until every started informer has returned. Cancel
 	// the context passed to Start first. Start does nothing afterwards.
@@ -178,9 +181,14 @@ func (f *sharedInformerFactory) WaitForCacheSync(ctx context.Context) map[string
 	}
 	f.mu.Unlock()
 
-	synced := make(map[string]bool, len(started))
+	checkers := make(map[string]DoneChecker, len(started))
 	for key, inf := range started {
-		synced[key] = WaitForCacheSync(ctx, inf.HasSynced)
+		checkers[key] = inf.HasSyncedChecker()
+	}
+	WaitFor(ctx, nil, "", slices.Collect(maps.Values(checkers))...) // quiet, as client-go's factory
+	synced := make(map[string]bool, len(checkers))
+	for key, c := range checkers {
+		synced[key] = IsDone(c)
 	}
 	return synced
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -19,6 +20,9 @@ type ResourceEventHandlerRegistration interface {
 	// informer's own HasSynced only promises the first half: handlers may
 	// still be working through their backlog (kubernetes#113763).
 	HasSynced() bool
+	// HasSyncedChecker is HasSynced as a channel, closed the moment
+	// HasSynced turns true, for WaitFor (client-go 1.36).
+	HasSyncedChecker() DoneChecker
 	// Pending is the number of notifications given to this handler that it
 	// has not finished yet (queued plus the one in progress). A number
 	// that keeps growing means the handler is slower than the events
@@ -62,8 +66,14 @@ type processorListener struct {
 	// initialPending those among them that are initial-list adds.
 	pending        atomic.Int64
 	initialPending atomic.Int64
-	// upstreamHasSynced is the informer's HasSynced.
-	upstreamHasSynced func() bool
+	// The registration's HasSynced (synced.go): upstream is the
+	// informer's HasSyncedChecker; synced is closed once the informer has
+	// synced (upstreamSynced), AddEventHandler has returned (registered)
+	// and initialPending is 0.
+	upstream                   DoneChecker
+	upstreamSynced, registered atomic.Bool
+	synced                     chan struct{}
+	closeSynced                sync.Once
 
 	// resyncPeriod is the period the informer can give this handler (see
 	// determineResyncPeriod; 0: none), fixed at registration. nextResync is
@@ -80,16 +90,17 @@ type processorListener struct {
 const initialBufferSize = 1024
 
 func newProcessListener(handler ResourceEventHandler, resyncPeriod time.Duration,
-	now time.Time, upstreamHasSynced func() bool, logger *slog.Logger) *processorListener {
+	now time.Time, upstream DoneChecker, logger *slog.Logger) *processorListener {
 	p := &processorListener{
-		handler:           handler,
-		name:              fmt.Sprintf("%T", handler),
-		logger:            logger,
-		addCh:             make(chan notification),
-		nextCh:            make(chan notification),
-		buffer:            newRingGrowing(initialBufferSize),
-		upstreamHasSynced: upstreamHasSynced,
-		resyncPeriod:      resyncPeriod,
+		handler:      handler,
+		name:         fmt.Sprintf("%T", handler),
+		logger:       logger,
+		addCh:        make(chan notification),
+		nextCh:       make(chan notification),
+		buffer:       newRingGrowing(initialBufferSize),
+		upstream:     upstream,
+		synced:       make(chan struct{}),
+		resyncPeriod: resyncPeriod,
 	}
 	p.determineNextResync(now)
 	return p
@@ -166,31 +177,29 @@ func (p *processorListener) stop() {
 // before the next one. kinformer recovers and does not sleep (one panic per
 // notification is already bounded by the number of notifications).
 func (p *processorListener) handle(n notification) {
-	defer p.pending.Add(-1)
+	a, ok := n.(addNotification)
+	initial := ok && a.isInInitialList
 	defer func() {
 		if r := recover(); r != nil {
 			p.logger.Error("informer: event handler panicked; notification skipped",
 				"handler", p.name, "notification", fmt.Sprintf("%T", n),
 				"panic", r, "stack", string(debug.Stack()))
 		}
+		// Both counts first, the registration's channel last, so a
+		// waiter it wakes sees Pending without this notification.
+		if initial {
+			p.initialPending.Add(-1)
+		}
+		p.pending.Add(-1)
+		if initial {
+			p.checkSynced()
+		}
 	}()
-	if a, ok := n.(addNotification); ok && a.isInInitialList {
-		defer p.initialPending.Add(-1)
-	}
 	if p.tracer.On() {
 		key, rv := notificationKeyRV(n)
 		p.tracer.Event(handlerMethod(n), trace.Handler(p.name), trace.Key(key), trace.RV(rv), slog.Int64("pending", p.pending.Load()-1))
 	}
 	n.deliverTo(p.handler)
-}
-
-// HasSynced implements ResourceEventHandlerRegistration. The order of the
-// two reads matters: once the informer has synced, every initial-list add
-// has already been counted in initialPending (the informer counts them
-// before its HasSynced can turn true), so a zero read afterwards means they
-// were all handled.
-func (p *processorListener) HasSynced() bool {
-	return p.upstreamHasSynced() && p.initialPending.Load() == 0
 }
 
 // Pending implements ResourceEventHandlerRegistration.

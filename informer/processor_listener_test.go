@@ -45,7 +45,7 @@ func TestProcessorListener_AddNeverBlocksOnASlowHandler(t *testing.T) {
 			<-gate
 			got = append(got, obj.(int))
 		}}
-		l := newProcessListener(h, 0, time.Now(), func() bool { return true }, testLogger(t, ""))
+		l := newProcessListener(h, 0, time.Now(), newTestChecker("informer", true), testLogger(t, ""))
 		done := make(chan struct{})
 		go func() { l.pop(); done <- struct{}{} }()
 		go func() { l.run(); done <- struct{}{} }()
@@ -83,7 +83,7 @@ func TestProcessorListener_StopDropsBuffered(t *testing.T) {
 		calls := 0
 		h := ResourceEventHandlerFuncs{UpdateFunc: func(_, _ any) { <-gate; calls++ }}
 		p := newSharedProcessor(nil)
-		l := newProcessListener(h, 0, time.Now(), func() bool { return true }, testLogger(t, ""))
+		l := newProcessListener(h, 0, time.Now(), newTestChecker("informer", true), testLogger(t, ""))
 		l.name, l.tracer = "blocked", trace.ForTest(t).Stage(trace.StageInformer)
 		t.Log("handler: blocked in its first OnUpdate until the test opens a gate")
 		p.addListener(l)

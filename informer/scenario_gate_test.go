@@ -194,6 +194,8 @@ func (g *scGate) Pop(process deltafifo.PopProcessFunc) (deltafifo.Deltas, error)
 
 func (g *scGate) HasSynced() bool { return g.inner.HasSynced() }
 
+func (g *scGate) HasSyncedChecker() deltafifo.DoneChecker { return g.inner.HasSyncedChecker() }
+
 func (g *scGate) Close() {
 	g.openForGood()
 	g.inner.Close()

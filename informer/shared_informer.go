@@ -78,6 +78,10 @@ type SharedIndexInformer interface {
 	// HasSynced is true once the cache holds the initial list. It says
 	// nothing about handlers: see ResourceEventHandlerRegistration.HasSynced.
 	HasSynced() bool
+	// HasSyncedChecker is HasSynced as a channel, closed the moment
+	// HasSynced turns true (just after the queue's), for WaitFor
+	// (client-go 1.36; synced.go).
+	HasSyncedChecker() DoneChecker
 	// LastSyncResourceVersion is the resourceVersion the cache last caught
 	// up to ("" before the first list).
 	LastSyncResourceVersion() string
@@ -206,6 +210,7 @@ type sharedIndexInformer struct {
 	started     bool
 	stopped     bool
 	controller  Controller
+	synced      chan struct{} // closed once the cache holds the initial list (synced.go)
 	// resyncCheckPeriod is how often the Reflector asks shouldResync: the
 	// smallest handler period, fixed once started.
 	resyncCheckPeriod               time.Duration
@@ -247,6 +252,7 @@ func NewSharedIndexInformerWithOptions(lw listwatch.ListerWatcher, exampleObject
 	return &sharedIndexInformer{
 		indexer:                         indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, opts.Indexers),
 		processor:                       newSharedProcessor(opts.Clock),
+		synced:                          make(chan struct{}),
 		listerWatcher:                   lw,
 		objectType:                      exampleObject,
 		queueKind:                       opts.Queue,
@@ -277,6 +283,9 @@ func (s *sharedIndexInformer) Run(ctx context.Context) {
 		return
 	}
 	defer s.stopProcessing()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { s.watchSynced(ctx, c) })
 	c.Run(ctx)
 }
 
@@ -395,12 +404,13 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	if effective != resyncPeriod {
 		logger.Warn("informer: handler resync period adjusted", "requested", resyncPeriod, "effective", effective)
 	}
-	l := newProcessListener(handler, effective, s.clock.Now(), s.HasSynced, logger)
+	l := newProcessListener(handler, effective, s.clock.Now(), s.HasSyncedChecker(), logger)
 	l.name = name
 	l.tracer = s.cacheTrace
 
 	if !s.started {
 		s.processor.addListener(l)
+		l.markRegistered()
 		return l, nil
 	}
 	// A late handler: replay the cache to it as initial-list adds, with
@@ -412,6 +422,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	for _, item := range s.indexer.List() {
 		l.add(addNotification{newObj: item, isInInitialList: true})
 	}
+	l.markRegistered()
 	return l, nil
 }
 
@@ -447,12 +458,7 @@ func (s *sharedIndexInformer) AddIndexers(indexers indexer.Indexers) error {
 }
 
 // HasSynced implements SharedIndexInformer.
-func (s *sharedIndexInformer) HasSynced() bool {
-	s.startedLock.Lock()
-	c := s.controller
-	s.startedLock.Unlock()
-	return c != nil && c.HasSynced()
-}
+func (s *sharedIndexInformer) HasSynced() bool { return IsDone(s.HasSyncedChecker()) }
 
 // LastSyncResourceVersion implements SharedIndexInformer.
 func (s *sharedIndexInformer) LastSyncResourceVersion() string {

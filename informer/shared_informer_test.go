@@ -267,8 +267,9 @@ func TestInformer_RemoveEventHandler(t *testing.T) {
 
 type foreignRegistration struct{}
 
-func (foreignRegistration) HasSynced() bool { return true }
-func (foreignRegistration) Pending() int    { return 0 }
+func (foreignRegistration) HasSynced() bool               { return true }
+func (foreignRegistration) HasSyncedChecker() DoneChecker { return nil }
+func (foreignRegistration) Pending() int                  { return 0 }
 
 // A handler that blocks holds up neither the informer (its cache keeps up)
 // nor the other handlers; its backlog waits in its own buffer, visible as
