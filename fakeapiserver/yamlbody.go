@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/kinformer/kinformer/api"
-	"github.com/kinformer/kinformer/fakeapiserver/internal/yamljson"
+	"github.com/kinformer/kinformer/internal/yamljson"
 )
 
 // YAML request bodies (15-differential: create-invalid/content-type-yaml).

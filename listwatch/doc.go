@@ -62,7 +62,8 @@
 //   - config.go: Config (server URL, bearer token or token file, CA and
 //     client certificates, proxy, timeout, MaxWatchFrameSize, Decoder,
 //     DecodeWorkers, Tracer), InClusterConfig, BindFlags; kubeconfig.go:
-//     LoadKubeconfig, the reader of the YAML subset kubeconfig files use.
+//     LoadKubeconfig, which reads and merges kubeconfig files;
+//     kubeconfig_decode.go: their entries, decoded and checked.
 //   - client.go: Client, the one HTTP client, and how a request is built.
 //   - resource.go: Resource (group, version, plural, kind, scope, Go type)
 //     and the URL paths the API lays out; Pods, ConfigMaps, Namespaces,
@@ -94,9 +95,11 @@
 //   - context.Context replaces stop channels: a Watch ends when its
 //     context does.
 //   - JSON only (no protobuf, no CBOR), HTTP/1.1 or HTTP/2.
-//   - kubeconfig files are read by a small reader of the YAML subset they
-//     use (no YAML library is allowed; JSON kubeconfigs too), without exec
-//     or auth-provider plugins: use `kubectl proxy` for those clusters.
+//   - kubeconfig files are turned into JSON by internal/yamljson (no YAML
+//     library is allowed; the fake API server reads YAML bodies with it)
+//     and decoded with encoding/json, as kubectl does with sigs.k8s.io/yaml;
+//     anchors and keys given twice are refused, and so are exec and
+//     auth-provider plugins: use `kubectl proxy` for those clusters.
 //   - Objects always carry kind and apiVersion, list items too
 //     (client-go's typed objects come back with them empty).
 //   - Frames are found by newline rather than by a second JSON scan.

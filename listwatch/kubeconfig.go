@@ -1,7 +1,7 @@
 package listwatch
 
 import (
-	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kinformer/kinformer/internal/kubeyaml"
+	"github.com/kinformer/kinformer/internal/yamljson"
 )
 
 // KubeconfigOptions says which kubeconfig LoadKubeconfig reads, as
@@ -46,9 +46,13 @@ type KubeconfigOptions struct {
 // runs the plugin and serves the API on http://127.0.0.1:8001 without
 // credentials, which kinformer can use (--server http://127.0.0.1:8001).
 //
-// The files are JSON or the subset of YAML that kubectl, kind, minikube
-// and the cloud CLIs write (see docs/real-cluster.md); anything else is an
-// error naming the file and line.
+// The files are read as kubectl reads them: YAML (JSON is YAML too) is
+// converted to JSON (internal/yamljson; kubectl uses sigs.k8s.io/yaml),
+// which encoding/json decodes into the kubeconfig's structs, so YAML 1.1's
+// types apply ("token: 12345" is a number, refused for a string field:
+// quote it). Unlike kubectl, anchors and a key given twice are refused.
+// Every error names the file and, where it can, the line (see
+// docs/real-cluster.md).
 func LoadKubeconfig(opts KubeconfigOptions) (cfg Config, namespace string, err error) {
 	kc, err := readKubeconfigs(opts.Path)
 	if err != nil {
@@ -66,23 +70,17 @@ func LoadKubeconfig(opts KubeconfigOptions) (cfg Config, namespace string, err e
 		return Config{}, "", fmt.Errorf("listwatch: kubeconfig %s: no context %q (contexts: %s)", kc.where(), name, kcNames(kc.contexts))
 	}
 	d := ctx.kcDecoder
-	clusterName, err := d.str(ctx.node, "cluster", "context "+strconv.Quote(name))
+	c, err := ctx.decodeContext(name)
 	if err != nil {
 		return Config{}, "", err
 	}
-	userName, err := d.str(ctx.node, "user", "context "+strconv.Quote(name))
-	if err != nil {
-		return Config{}, "", err
-	}
-	if namespace, err = d.str(ctx.node, "namespace", "context "+strconv.Quote(name)); err != nil {
-		return Config{}, "", err
-	}
+	clusterName, userName := c.Cluster, c.User
 	if clusterName == "" {
-		return Config{}, "", d.errorf(ctx.node, "context %q names no cluster", name)
+		return Config{}, "", d.errorf(ctx.ptr, "context %q names no cluster", name)
 	}
 	cluster, ok := kc.clusters[clusterName]
 	if !ok {
-		return Config{}, "", d.errorf(ctx.node, "context %q: no cluster %q (clusters: %s)", name, clusterName, kcNames(kc.clusters))
+		return Config{}, "", d.errorf(ctx.ptr, "context %q: no cluster %q (clusters: %s)", name, clusterName, kcNames(kc.clusters))
 	}
 	if err := cluster.decodeCluster(clusterName, &cfg); err != nil {
 		return Config{}, "", err
@@ -90,13 +88,13 @@ func LoadKubeconfig(opts KubeconfigOptions) (cfg Config, namespace string, err e
 	if userName != "" {
 		user, ok := kc.users[userName]
 		if !ok {
-			return Config{}, "", d.errorf(ctx.node, "context %q: no user %q (users: %s)", name, userName, kcNames(kc.users))
+			return Config{}, "", d.errorf(ctx.ptr, "context %q: no user %q (users: %s)", name, userName, kcNames(kc.users))
 		}
 		if err := user.decodeUser(userName, &cfg); err != nil {
 			return Config{}, "", err
 		}
 	}
-	return cfg, namespace, nil
+	return cfg, c.Namespace, nil
 }
 
 // kubeconfig is the merge of one or more kubeconfig files.
@@ -109,10 +107,12 @@ type kubeconfig struct {
 }
 
 // kcEntry is one named cluster, user or context, still undecoded: only the
-// ones the chosen context uses are decoded.
+// ones the chosen context uses are decoded, so that a broken entry it does
+// not use is no error.
 type kcEntry struct {
 	kcDecoder
-	node *kubeyaml.Node // the cluster, user or context mapping (may be nil)
+	ptr string          // the JSON Pointer of the cluster, user or context mapping
+	raw json.RawMessage // that mapping's JSON; nil if it is absent or null
 }
 
 func (kc *kubeconfig) where() string {
@@ -181,6 +181,28 @@ func expandHome(p string) (string, error) {
 	return filepath.Join(home, p[1:]), nil
 }
 
+// kcFile is one kubeconfig file as encoding/json reads the JSON that
+// yamljson makes of its YAML (kubectl reads it the same way: sigs.k8s.io/yaml
+// turns the YAML into JSON, which is then decoded into clientcmd's
+// structs). The items of the lists stay raw so that each is decoded knowing
+// its index, which names its line.
+type kcFile struct {
+	Kind           string            `json:"kind"`
+	CurrentContext string            `json:"current-context"`
+	Clusters       []json.RawMessage `json:"clusters"`
+	Users          []json.RawMessage `json:"users"`
+	Contexts       []json.RawMessage `json:"contexts"`
+}
+
+// kcItem is one item of clusters, users or contexts: a name and the
+// mapping of one of the three.
+type kcItem struct {
+	Name    string          `json:"name"`
+	Cluster json.RawMessage `json:"cluster"`
+	User    json.RawMessage `json:"user"`
+	Context json.RawMessage `json:"context"`
+}
+
 // read reads one file and merges it into kc: what kc has already wins.
 func (kc *kubeconfig) read(path string) error {
 	data, err := os.ReadFile(path)
@@ -192,233 +214,71 @@ func (kc *kubeconfig) read(path string) error {
 	if err != nil {
 		return fmt.Errorf("listwatch: kubeconfig %s: %w", path, err)
 	}
-	d := kcDecoder{file: path, dir: filepath.Dir(abs)}
-	root, err := kubeyaml.Parse(data)
+	doc, err := yamljson.ConvertWithLines(data)
 	if err != nil {
 		return fmt.Errorf("listwatch: kubeconfig %s: %w", path, err)
 	}
-	switch root.Kind {
-	case kubeyaml.Null:
+	d := kcDecoder{file: path, dir: filepath.Dir(abs), lines: doc.Lines}
+	// kubectl reads anchors and keeps the last of a key given twice; this
+	// reader refuses both, as it did before it used yamljson: kubeconfig
+	// writers use neither, and a key given twice is more likely a mistake
+	// than an intended override.
+	if len(doc.Anchors) > 0 {
+		a := doc.Anchors[0]
+		return d.errorAt(a.Line, "anchors (&%s) are not supported", a.Name)
+	}
+	if len(doc.Duplicates) > 0 {
+		return fmt.Errorf("listwatch: kubeconfig %s: %s", path, doc.Duplicates[0])
+	}
+	switch k := jsonKind(doc.JSON); k {
+	case "null":
 		return nil // an empty file is an empty kubeconfig
-	case kubeyaml.Mapping:
+	case "a mapping":
 	default:
-		return d.errorf(root, "the document is %s, not a mapping", root.Kind)
+		return d.errorf("", "the document is %s, not a mapping", k)
 	}
-	kind, err := d.str(root, "kind", "the document")
-	if err != nil {
+	var f kcFile
+	if err := d.decode(doc.JSON, "", "the document", &f); err != nil {
 		return err
 	}
-	if kind != "" && kind != "Config" {
-		return d.errorf(root.Get("kind"), "kind is %q, not Config: not a kubeconfig", kind)
-	}
-	current, err := d.str(root, "current-context", "the document")
-	if err != nil {
-		return err
+	if f.Kind != "" && f.Kind != "Config" {
+		return d.errorf("/kind", "kind is %q, not Config: not a kubeconfig", f.Kind)
 	}
 	if kc.currentContext == "" {
-		kc.currentContext = current
+		kc.currentContext = f.CurrentContext
 	}
 	for _, list := range []struct {
 		key, field string
+		items      []json.RawMessage
 		into       map[string]kcEntry
-	}{{"clusters", "cluster", kc.clusters}, {"users", "user", kc.users}, {"contexts", "context", kc.contexts}} {
-		seq := root.Get(list.key)
-		if seq == nil || seq.Kind == kubeyaml.Null {
-			continue
-		}
-		if seq.Kind != kubeyaml.Sequence {
-			return d.errorf(seq, "%s is %s, not a sequence", list.key, seq.Kind)
-		}
-		for _, item := range seq.Items {
-			if item.Kind != kubeyaml.Mapping {
-				return d.errorf(item, "an item of %s is %s, not a mapping", list.key, item.Kind)
+	}{{"clusters", "cluster", f.Clusters, kc.clusters}, {"users", "user", f.Users, kc.users}, {"contexts", "context", f.Contexts, kc.contexts}} {
+		for i, raw := range list.items {
+			ptr := "/" + list.key + "/" + strconv.Itoa(i)
+			if k := jsonKind(raw); k != "a mapping" {
+				return d.errorf(ptr, "an item of %s is %s, not a mapping", list.key, k)
 			}
-			name, err := d.str(item, "name", "an item of "+list.key)
-			if err != nil {
+			var item kcItem
+			if err := d.decode(raw, ptr, "an item of "+list.key, &item); err != nil {
 				return err
 			}
-			if name == "" {
-				return d.errorf(item, "an item of %s has no name", list.key)
+			if item.Name == "" {
+				return d.errorf(ptr, "an item of %s has no name", list.key)
 			}
-			body := item.Get(list.field)
-			if body != nil && body.Kind != kubeyaml.Mapping && body.Kind != kubeyaml.Null {
-				return d.errorf(body, "%s %q: %s is %s, not a mapping", list.field, name, list.field, body.Kind)
+			body := map[string]json.RawMessage{"cluster": item.Cluster, "user": item.User, "context": item.Context}[list.field]
+			ptr += "/" + list.field
+			switch k := jsonKind(body); k {
+			case "null":
+				body = nil
+			case "a mapping":
+			default:
+				return d.errorf(ptr, "%s %q: %s is %s, not a mapping", list.field, item.Name, list.field, k)
 			}
-			if _, ok := list.into[name]; !ok {
-				list.into[name] = kcEntry{kcDecoder: d, node: body}
+			if _, ok := list.into[item.Name]; !ok {
+				list.into[item.Name] = kcEntry{kcDecoder: d, ptr: ptr, raw: body}
 			}
 		}
 	}
 	return nil
 }
 
-// kcDecoder reads the fields of one file's mappings, with the file, line and
-// the kcEntry in its errors.
-type kcDecoder struct {
-	file string
-	dir  string // the file's directory, absolute: relative paths are relative to it
-}
-
-func (d kcDecoder) errorf(n *kubeyaml.Node, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
-	if n != nil && n.Line > 0 {
-		return fmt.Errorf("listwatch: kubeconfig %s: line %d: %s", d.file, n.Line, msg)
-	}
-	return fmt.Errorf("listwatch: kubeconfig %s: %s", d.file, msg)
-}
-
-// str is the string at key in m ("" if absent or null).
-func (d kcDecoder) str(m *kubeyaml.Node, key, what string) (string, error) {
-	v := m.Get(key)
-	if v == nil || v.Kind == kubeyaml.Null {
-		return "", nil
-	}
-	if v.Kind != kubeyaml.Scalar {
-		return "", d.errorf(v, "%s: %s is %s, not a string", what, key, v.Kind)
-	}
-	return v.Value, nil
-}
-
-func (d kcDecoder) boolean(m *kubeyaml.Node, key, what string) (bool, error) {
-	s, err := d.str(m, key, what)
-	switch strings.ToLower(s) {
-	case "", "false":
-		return false, err
-	case "true":
-		return true, err
-	}
-	return false, d.errorf(m.Get(key), "%s: %s is %q, not true or false", what, key, s)
-}
-
-// path is the file path at key, made absolute against the file's directory.
-func (d kcDecoder) path(m *kubeyaml.Node, key, what string) (string, error) {
-	p, err := d.str(m, key, what)
-	if err != nil || p == "" || filepath.IsAbs(p) {
-		return p, err
-	}
-	return filepath.Join(d.dir, p), nil
-}
-
-// data is the base64 data at key.
-func (d kcDecoder) data(m *kubeyaml.Node, key, what string) ([]byte, error) {
-	s, err := d.str(m, key, what)
-	if err != nil || s == "" {
-		return nil, err
-	}
-	if s == "DATA+OMITTED" || s == "REDACTED" {
-		return nil, d.errorf(m.Get(key), "%s: %s is %s: this is the output of `kubectl config view`; use `kubectl config view --raw`", what, key, s)
-	}
-	b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(s), ""))
-	if err != nil {
-		return nil, d.errorf(m.Get(key), "%s: %s is not base64: %v", what, key, err)
-	}
-	return b, nil
-}
-
-// fields reads the fields of one mapping and keeps the first error.
-type fields struct {
-	d    kcDecoder
-	n    *kubeyaml.Node
-	what string // for errors: `cluster "kind-kind"`
-	err  error
-}
-
-func (r *fields) str(key string) (s string) {
-	if r.err == nil {
-		s, r.err = r.d.str(r.n, key, r.what)
-	}
-	return s
-}
-
-func (r *fields) path(key string) (s string) {
-	if r.err == nil {
-		s, r.err = r.d.path(r.n, key, r.what)
-	}
-	return s
-}
-
-func (r *fields) data(key string) (b []byte) {
-	if r.err == nil {
-		b, r.err = r.d.data(r.n, key, r.what)
-	}
-	return b
-}
-
-func (r *fields) boolean(key string) (v bool) {
-	if r.err == nil {
-		v, r.err = r.d.boolean(r.n, key, r.what)
-	}
-	return v
-}
-
-// decodeCluster fills in cfg's server and TLS settings from cluster name.
-func (e kcEntry) decodeCluster(name string, cfg *Config) error {
-	what, n, d := "cluster "+strconv.Quote(name), e.node, e.kcDecoder
-	r := fields{d: d, n: n, what: what}
-	cfg.Server = r.str("server")
-	cfg.CAFile = r.path("certificate-authority")
-	cfg.CAData = r.data("certificate-authority-data")
-	cfg.InsecureSkipTLSVerify = r.boolean("insecure-skip-tls-verify")
-	cfg.TLSServerName = r.str("tls-server-name")
-	cfg.ProxyURL = r.str("proxy-url")
-	if r.err != nil {
-		return r.err
-	}
-	if cfg.Server == "" {
-		return d.errorf(n, "%s has no server", what)
-	}
-	if cfg.InsecureSkipTLSVerify && (cfg.CAFile != "" || len(cfg.CAData) > 0) {
-		// kubectl refuses this too.
-		return d.errorf(n, "%s: insecure-skip-tls-verify may not be combined with a certificate authority", what)
-	}
-	return nil
-}
-
-// decodeUser fills in cfg's credentials from user name.
-func (e kcEntry) decodeUser(name string, cfg *Config) error {
-	what, n, d := "user "+strconv.Quote(name), e.node, e.kcDecoder
-	if n == nil {
-		return nil
-	}
-	proxy := "kinformer runs no credential plugins: run `kubectl proxy` (it authenticates as this user) and use --server http://127.0.0.1:8001"
-	if ex := n.Get("exec"); ex != nil && ex.Kind != kubeyaml.Null {
-		cmd, _ := d.str(ex, "command", what)
-		return d.errorf(ex, "%s needs the exec credential plugin %q: %s", what, cmd, proxy)
-	}
-	if ap := n.Get("auth-provider"); ap != nil && ap.Kind != kubeyaml.Null {
-		pn, _ := d.str(ap, "name", what)
-		return d.errorf(ap, "%s needs the auth-provider %q: %s", what, pn, proxy)
-	}
-	for _, k := range []string{"username", "password"} {
-		if v := n.Get(k); v != nil && v.Kind != kubeyaml.Null {
-			return d.errorf(v, "%s: basic authentication (username and password) is not supported: use a token or a client certificate, or `kubectl proxy`", what)
-		}
-	}
-	for _, k := range []string{"as", "as-uid", "as-groups", "as-user-extra"} {
-		if v := n.Get(k); v != nil && v.Kind != kubeyaml.Null {
-			return d.errorf(v, "%s: impersonation (%s) is not supported: use `kubectl proxy --as ...`", what, k)
-		}
-	}
-	r := fields{d: d, n: n, what: what}
-	token, tokenFile := r.str("token"), r.path("tokenFile")
-	cfg.CertFile, cfg.KeyFile = r.path("client-certificate"), r.path("client-key")
-	cfg.CertData, cfg.KeyData = r.data("client-certificate-data"), r.data("client-key-data")
-	if r.err != nil {
-		return r.err
-	}
-	switch {
-	case token == "REDACTED":
-		return d.errorf(n.Get("token"), "%s: token is REDACTED: this is the output of `kubectl config view`; use `kubectl config view --raw`", what)
-	case token != "": // as client-go: a token wins over a token file
-		cfg.BearerToken = token
-	default:
-		cfg.BearerTokenFile = tokenFile
-	}
-	if cfg.CertFile != "" && len(cfg.CertData) > 0 {
-		return d.errorf(n, "%s has both client-certificate and client-certificate-data", what)
-	}
-	if cfg.KeyFile != "" && len(cfg.KeyData) > 0 {
-		return d.errorf(n, "%s has both client-key and client-key-data", what)
-	}
-	return nil
-}
+// jsonKind names the kind of a JSON value, as YAML calls it; nil (a

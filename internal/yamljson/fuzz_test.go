@@ -7,7 +7,8 @@ import (
 )
 
 // FuzzYAMLToJSON: no input panics or hangs Convert; what it accepts is
-// valid JSON, the same every time.
+// valid JSON, the same every time, and ConvertWithLines writes the same
+// JSON with a line inside the input for every value.
 func FuzzYAMLToJSON(f *testing.F) {
 	for _, seed := range []string{
 		"apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n  - name: c\n    image: nginx\n",
@@ -37,6 +38,18 @@ func FuzzYAMLToJSON(f *testing.F) {
 		again, err := Convert(in)
 		if err != nil || !bytes.Equal(again.JSON, r.JSON) {
 			t.Fatalf("second conversion differs: %q, %v", again.JSON, err)
+		}
+		withLines, err := ConvertWithLines(in)
+		if err != nil || !bytes.Equal(withLines.JSON, r.JSON) {
+			t.Fatalf("ConvertWithLines differs: %q, %v", withLines.JSON, err)
+		}
+		for ptr, line := range withLines.Lines {
+			if line < 1 || line > bytes.Count(in, []byte("\n"))+bytes.Count(in, []byte("\r"))+1 {
+				t.Fatalf("%q: line %d outside the input %q", ptr, line, in)
+			}
+		}
+		if _, ok := withLines.Lines[""]; !ok {
+			t.Fatalf("no line for the document: %v", withLines.Lines)
 		}
 	})
 }

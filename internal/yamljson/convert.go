@@ -25,6 +25,23 @@ type Result struct {
 	// go-yaml's strict decoder words them: `line 4: key "a" already set in
 	// map` (the line of the second value).
 	Duplicates []string
+	// Anchors lists the anchors the document defines (&name), in the
+	// order they are written, with the line of each.
+	Anchors []Anchor
+	// Lines maps the JSON Pointer (RFC 6901) of every value in JSON to
+	// the line its YAML node starts on: "" is the document,
+	// "/clusters/0/cluster" the member cluster of the first element of
+	// the member clusters. A value reached through an alias or a "<<"
+	// merge has the line of the node its anchor names. Only
+	// ConvertWithLines fills it: a caller that checks the JSON it decodes
+	// (a kubeconfig reader) names the line of a bad value with it.
+	Lines map[string]int
+}
+
+// Anchor is one anchor the document defines.
+type Anchor struct {
+	Name string // without the "&"
+	Line int
 }
 
 // StrictError is what the real server's strict YAML decoding says of the
@@ -41,6 +58,15 @@ func (r Result) StrictError() error {
 // key) is another error. It never panics, and its work is linear in the
 // input (plus what aliases expand to, which is bounded).
 func Convert(src []byte) (Result, error) {
+	return convert(src, false)
+}
+
+// ConvertWithLines is Convert, and also fills Result.Lines.
+func ConvertWithLines(src []byte) (Result, error) {
+	return convert(src, true)
+}
+
+func convert(src []byte, lines bool) (Result, error) {
 	text, err := prepare(src)
 	if err != nil {
 		return Result{}, err
@@ -51,10 +77,13 @@ func Convert(src []byte) (Result, error) {
 		return Result{}, err
 	}
 	e := &emitter{}
+	if lines {
+		e.lines = map[string]int{}
+	}
 	if err := e.node(doc); err != nil {
 		return Result{}, err
 	}
-	return Result{JSON: e.out, Duplicates: e.dups}, nil
+	return Result{JSON: e.out, Duplicates: e.dups, Anchors: p.anchorList, Lines: e.lines}, nil
 }
 
 // prepare decodes src to UTF-8 (it may be UTF-16 with a byte order mark),
@@ -114,6 +143,27 @@ type emitter struct {
 	aliases    int // of those, reached through an alias
 	aliasDepth int
 	discard    int
+	lines      map[string]int // nil unless ConvertWithLines
+	ptr        []byte         // with lines: the JSON Pointer of the node being written
+}
+
+// enter extends the JSON Pointer with one reference token (a member name
+// or an index), escaped as RFC 6901 says ("~" is "~0", "/" is "~1"), and
+// returns the length to cut it back to.
+func (e *emitter) enter(token string) int {
+	n := len(e.ptr)
+	e.ptr = append(e.ptr, '/')
+	for i := 0; i < len(token); i++ {
+		switch token[i] {
+		case '~':
+			e.ptr = append(e.ptr, '~', '0')
+		case '/':
+			e.ptr = append(e.ptr, '~', '1')
+		default:
+			e.ptr = append(e.ptr, token[i])
+		}
+	}
+	return n
 }
 
 func (e *emitter) write(b ...byte) {
@@ -153,6 +203,9 @@ func (e *emitter) node(n *node) error {
 	if err := e.count(); err != nil {
 		return err
 	}
+	if e.lines != nil && e.discard == 0 && n.kind != aliasNode {
+		e.lines[string(e.ptr)] = n.line
+	}
 	switch n.kind {
 	case aliasNode:
 		e.aliasDepth++
@@ -164,6 +217,15 @@ func (e *emitter) node(n *node) error {
 		for i, c := range n.children {
 			if i > 0 {
 				e.write(',')
+			}
+			if e.lines != nil {
+				cut := e.enter(strconv.Itoa(i))
+				err := e.node(c)
+				e.ptr = e.ptr[:cut]
+				if err != nil {
+					return err
+				}
+				continue
 			}
 			if err := e.node(c); err != nil {
 				return err
@@ -305,7 +367,12 @@ func (e *emitter) mapping(n *node) error {
 		if op.viaAlias {
 			e.aliasDepth++
 		}
+		cut := len(e.ptr)
+		if e.lines != nil && win {
+			cut = e.enter(op.name)
+		}
 		err := e.node(op.val)
+		e.ptr = e.ptr[:cut]
 		if op.viaAlias {
 			e.aliasDepth--
 		}

@@ -5,11 +5,12 @@
 // decode a JSON body; Convert does the first step with the standard library
 // only, so the fake API server can do the second unchanged.
 //
-// (internal/kubeyaml, the kubeconfig reader, is not reused: it reads the
-// smaller subset kubeconfig writers produce, refuses duplicate keys, and
-// keeps scalars as text for a caller that knows each field's type, where
-// the server converts without a target and so types scalars by their
-// spelling.)
+// listwatch reads kubeconfig files with it too, as kubectl does: the file
+// is converted to JSON, and encoding/json decodes that into the
+// kubeconfig's structs. ConvertWithLines also tells the line of every JSON
+// value (Result.Lines, by JSON Pointer), so that a reader that finds a bad
+// value in the JSON can name the line it came from; Result.Anchors lists
+// the anchors, for a reader that refuses them.
 //
 // # The subset it reads
 //

@@ -265,3 +265,55 @@ func TestConvert_Large(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, json.Valid(r.JSON))
 }
+
+// ConvertWithLines tells, for every value of the JSON, the line its YAML
+// node starts on, by JSON Pointer: what a reader that checks the decoded
+// JSON (listwatch's kubeconfig reader) needs to name the line of a bad
+// value. A replaced value has no entry; a value reached through an alias
+// or a merge has its anchor's node's line.
+func TestConvertWithLines_EveryValueHasItsLine(t *testing.T) {
+	in := `clusters:
+- name: a
+  cluster:
+    server: https://a
+    "odd/key~": 1
+- {name: b,
+   cluster: {server: https://b}}
+base: &base
+  server: https://base
+users:
+- user: *base
+- user:
+    <<: *base
+    token: t
+dup: 1
+dup: 2
+`
+	r, err := ConvertWithLines([]byte(in))
+	require.NoError(t, err)
+	require.Equal(t, map[string]int{
+		"": 1, "/clusters": 2,
+		"/clusters/0": 2, "/clusters/0/name": 2, "/clusters/0/cluster": 4, "/clusters/0/cluster/server": 4, "/clusters/0/cluster/odd~1key~0": 5,
+		"/clusters/1": 6, "/clusters/1/name": 6, "/clusters/1/cluster": 7, "/clusters/1/cluster/server": 7,
+		"/base": 9, "/base/server": 9,
+		"/users": 11, "/users/0": 11, "/users/0/user": 9, "/users/0/user/server": 9,
+		"/users/1": 12, "/users/1/user": 13, "/users/1/user/server": 9, "/users/1/user/token": 14,
+		"/dup": 16,
+	}, r.Lines)
+	plain, err := Convert([]byte(in))
+	require.NoError(t, err)
+	require.Equal(t, string(plain.JSON), string(r.JSON), "the same JSON as Convert")
+	require.Nil(t, plain.Lines, "only ConvertWithLines fills Lines")
+}
+
+// Result.Anchors lists the anchors a document defines, in the order they
+// are written, for a reader that refuses them (the kubeconfig reader
+// does).
+func TestConvert_AnchorsAreListed(t *testing.T) {
+	r, err := Convert([]byte("a: &outer\n  b: &inner 1\nc: [&flow x, *inner]\nd: *outer\n"))
+	require.NoError(t, err)
+	require.Equal(t, []Anchor{{"outer", 1}, {"inner", 2}, {"flow", 3}}, r.Anchors)
+	r, err = Convert([]byte("a: 1\n"))
+	require.NoError(t, err)
+	require.Empty(t, r.Anchors)
+}
