@@ -50,7 +50,8 @@ type KubeconfigOptions struct {
 // converted to JSON (internal/yamljson; kubectl uses sigs.k8s.io/yaml),
 // which encoding/json decodes into the kubeconfig's structs, so YAML 1.1's
 // types apply ("token: 12345" is a number, refused for a string field:
-// quote it). Unlike kubectl, anchors and a key given twice are refused.
+// quote it), and anchors and aliases work. Unlike kubectl, a key given
+// twice is refused.
 // Every error names the file and, where it can, the line (see
 // docs/real-cluster.md).
 func LoadKubeconfig(opts KubeconfigOptions) (cfg Config, namespace string, err error) {
@@ -219,14 +220,8 @@ func (kc *kubeconfig) read(path string) error {
 		return fmt.Errorf("listwatch: kubeconfig %s: %w", path, err)
 	}
 	d := kcDecoder{file: path, dir: filepath.Dir(abs), lines: doc.Lines}
-	// kubectl reads anchors and keeps the last of a key given twice; this
-	// reader refuses both, as it did before it used yamljson: kubeconfig
-	// writers use neither, and a key given twice is more likely a mistake
-	// than an intended override.
-	if len(doc.Anchors) > 0 {
-		a := doc.Anchors[0]
-		return d.errorAt(a.Line, "anchors (&%s) are not supported", a.Name)
-	}
+	// kubectl keeps the last of a key given twice; this reader refuses it:
+	// in a kubeconfig it is more likely a mistake than an intended override.
 	if len(doc.Duplicates) > 0 {
 		return fmt.Errorf("listwatch: kubeconfig %s: %s", path, doc.Duplicates[0])
 	}

@@ -152,7 +152,6 @@ func TestLoadKubeconfig_Errors(t *testing.T) {
 		{"no server", "current-context: a\nclusters:\n- name: c\n  cluster: {}\ncontexts:\n- name: a\n  context: {cluster: c}\n", "", `cluster "c" has no server`},
 		{"bad base64", "current-context: a\nclusters:\n- name: c\n  cluster:\n    server: x\n    certificate-authority-data: '%%%'\ncontexts:\n- name: a\n  context: {cluster: c}\n", "", `line 6: cluster "c": certificate-authority-data is not base64`},
 		{"bad bool", "current-context: a\nclusters:\n- name: c\n  cluster:\n    server: x\n    insecure-skip-tls-verify: maybe\ncontexts:\n- name: a\n  context: {cluster: c}\n", "", `line 6: cluster "c": insecure-skip-tls-verify is "maybe", not true or false`},
-		{"YAML outside the subset", "current-context: a\nclusters: &shared\n", "", "line 2: anchors (&shared) are not supported"},
 		{"not a kubeconfig", "kind: Pod\n", "", `kind is "Pod", not Config`},
 		{"not a mapping", "- a\n", "", "the document is a sequence, not a mapping"},
 		{"unnamed entry", "clusters:\n- cluster: {server: x}\n", "", "line 2: an item of clusters has no name"},
