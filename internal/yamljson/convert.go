@@ -25,9 +25,6 @@ type Result struct {
 	// go-yaml's strict decoder words them: `line 4: key "a" already set in
 	// map` (the line of the second value).
 	Duplicates []string
-	// Anchors lists the anchors the document defines (&name), in the
-	// order they are written, with the line of each.
-	Anchors []Anchor
 	// Lines maps the JSON Pointer (RFC 6901) of every value in JSON to
 	// the line its YAML node starts on: "" is the document,
 	// "/clusters/0/cluster" the member cluster of the first element of
@@ -36,12 +33,6 @@ type Result struct {
 	// ConvertWithLines fills it: a caller that checks the JSON it decodes
 	// (a kubeconfig reader) names the line of a bad value with it.
 	Lines map[string]int
-}
-
-// Anchor is one anchor the document defines.
-type Anchor struct {
-	Name string // without the "&"
-	Line int
 }
 
 // StrictError is what the real server's strict YAML decoding says of the
@@ -83,7 +74,7 @@ func convert(src []byte, lines bool) (Result, error) {
 	if err := e.node(doc); err != nil {
 		return Result{}, err
 	}
-	return Result{JSON: e.out, Duplicates: e.dups, Anchors: p.anchorList, Lines: e.lines}, nil
+	return Result{JSON: e.out, Duplicates: e.dups, Lines: e.lines}, nil
 }
 
 // prepare decodes src to UTF-8 (it may be UTF-16 with a byte order mark),

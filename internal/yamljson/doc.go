@@ -9,8 +9,7 @@
 // is converted to JSON, and encoding/json decodes that into the
 // kubeconfig's structs. ConvertWithLines also tells the line of every JSON
 // value (Result.Lines, by JSON Pointer), so that a reader that finds a bad
-// value in the JSON can name the line it came from; Result.Anchors lists
-// the anchors, for a reader that refuses them.
+// value in the JSON can name the line it came from.
 //
 // # The subset it reads
 //

@@ -148,7 +148,6 @@ func (p *parser) properties() (props, error) {
 				return pr, err
 			}
 			pr.anchor = name
-			p.anchorList = append(p.anchorList, Anchor{Name: name, Line: p.line})
 		case p.peek() == '!' && pr.tag == "":
 			tag, err := p.tag()
 			if err != nil {

@@ -60,14 +60,13 @@ type props struct {
 // parser reads one YAML document from src (UTF-8, line breaks normalised
 // to \n) by recursive descent.
 type parser struct {
-	src        []byte
-	pos        int
-	line       int // 1-based line of pos
-	lineStart  int // offset of the first byte of the current line
-	depth      int
-	flow       int // how many flow collections enclose pos
-	anchors    map[string]*node
-	anchorList []Anchor // every anchor defined, in the order written
+	src       []byte
+	pos       int
+	line      int // 1-based line of pos
+	lineStart int // offset of the first byte of the current line
+	depth     int
+	flow      int // how many flow collections enclose pos
+	anchors   map[string]*node
 }
 
 // scanErr is an error found while reading characters. go-yaml names the

@@ -305,15 +305,3 @@ dup: 2
 	require.Equal(t, string(plain.JSON), string(r.JSON), "the same JSON as Convert")
 	require.Nil(t, plain.Lines, "only ConvertWithLines fills Lines")
 }
-
-// Result.Anchors lists the anchors a document defines, in the order they
-// are written, for a reader that refuses them (the kubeconfig reader
-// does).
-func TestConvert_AnchorsAreListed(t *testing.T) {
-	r, err := Convert([]byte("a: &outer\n  b: &inner 1\nc: [&flow x, *inner]\nd: *outer\n"))
-	require.NoError(t, err)
-	require.Equal(t, []Anchor{{"outer", 1}, {"inner", 2}, {"flow", 3}}, r.Anchors)
-	r, err = Convert([]byte("a: 1\n"))
-	require.NoError(t, err)
-	require.Empty(t, r.Anchors)
-}
