@@ -129,9 +129,10 @@ var todayTrace = []trace.Event{
 // bookmark, and a pop releases the queue's lock while the handlers run.
 func TestNarration_TodaysHopsInBothLanguages(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		lang language
-		want []string
+		name    string
+		lang    language
+		want    []string
+		summary []string
 	}{
 		{"en", english, []string{
 			"reflector(pods): streaming list: 2 initial events, then the initial-events-end bookmark at rv 6",
@@ -142,7 +143,8 @@ func TestNarration_TodaysHopsInBothLanguages(t *testing.T) {
 			"informer(pods): bookmark delta: store at rv 12",
 			"informer(pods): ReplacedAll: 2 objects, cache replaced in one step at rv 21 (1 gone), then the handlers",
 			"pod default/web-abc deleted (rv 20) → relist → ReplacedAll: not in the list (the DELETED event was missed) → cache → handler enqueues default/web",
-		}},
+		}, []string{"today's hops:          2 ReplacedAll (a list or relist, one item each), 1 batches (2 deltas), 1 bookmark deltas",
+			"tombstones:            1 "}},
 		{"zh", chinese, []string{
 			"反射器(pods)：流式列举：2 个初始事件，然后是 rv 6 处的初始事件结束书签（initial-events-end bookmark）",
 			"通知器(pods)：ReplacedAll：2 个对象，本地缓存在 rv 6 处一步替换（0 个已不存在），然后才通知事件处理器",
@@ -152,7 +154,8 @@ func TestNarration_TodaysHopsInBothLanguages(t *testing.T) {
 			"通知器(pods)：书签增量：存储到达 rv 12",
 			"通知器(pods)：ReplacedAll：2 个对象，本地缓存在 rv 21 处一步替换（1 个已不存在），然后才通知事件处理器",
 			"pod default/web-abc 已删除（rv 20） → 全量同步 → ReplacedAll：列表里没有它（错过了 DELETED 事件） → 本地缓存 → 事件处理器把 default/web 放入工作队列",
-		}},
+		}, []string{"今天的各跳：      ReplacedAll 2 个（每次列举或全量同步一个条目），批次 1 个（共 2 个增量），书签增量 1 个",
+			"墓碑：            1 个"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out strings.Builder
@@ -165,6 +168,14 @@ func TestNarration_TodaysHopsInBothLanguages(t *testing.T) {
 			t.Log("\n" + out.String()) // the narration, under -v
 			got := strings.Split(strings.TrimSuffix(elapsed.ReplaceAllString(out.String(), ""), "\n"), "\n")
 			require.Equal(t, tc.want, got)
+
+			// The summary counts the same hops: two ReplacedAlls, one
+			// batch of two, one bookmark, and the key the relist found gone.
+			sum := summary(n, replicaset.Stats{}, 0, check{ok: true})
+			t.Log(sum)
+			for _, want := range tc.summary {
+				require.Contains(t, sum, want)
+			}
 		})
 	}
 }

@@ -144,7 +144,7 @@ func summary(n *narrator, s replicaset.Stats, faults int64, c check) string {
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "DELETED"),
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "BOOKMARK"),
 		max(0, listings-informers), max(0, watches-informers),
-		n.count(trace.StageDeltaFIFO, "tombstone queued"), faults, s, c.replicas)
+		tombstones(n), faults, s, c.replicas)
 	for _, r := range slices.Sorted(maps.Keys(c.caches)) {
 		fmt.Fprintf(&out, "                         %s cache equals the server: %s\n", r, c.caches[r])
 	}
@@ -154,6 +154,16 @@ func summary(n *narrator, s replicaset.Stats, faults int64, c check) string {
 	}
 	fmt.Fprintf(&out, "  final check %s\n", verdict)
 	return out.String()
+}
+
+// tombstones is how many deletes the informers learned from a relist: the
+// DeltaFIFO's queued tombstones, or, with today's informer, the keys a
+// ReplacedAll found gone.
+func tombstones(n *narrator) int {
+	if n.informer == todayInformer {
+		return n.count(trace.StageInformer, "cache delete (tombstone: final state unknown)")
+	}
+	return n.count(trace.StageDeltaFIFO, "tombstone queued")
 }
 
 // summaryZH is the summary in Chinese, counted the same way.
@@ -184,7 +194,7 @@ func summaryZH(n *narrator, s replicaset.Stats, faults int64, c check) string {
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "DELETED"),
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "BOOKMARK"),
 		max(0, listings-informers), max(0, watches-informers),
-		n.count(trace.StageDeltaFIFO, "tombstone queued"), faults,
+		tombstones(n), faults,
 		s.Reconciles, s.PodsCreated, s.PodsDeleted, s.StatusWrites, s.Retries, s.Dropped, replicas)
 	for _, r := range slices.Sorted(maps.Keys(c.caches)) {
 		same := c.caches[r]
