@@ -54,8 +54,9 @@ kubectl-smoke:
 	./scripts/kubectl-smoke.sh
 
 ## demo-check: the demo for 15 seconds on a free port; fails unless its final check passes
+## (ARGS="--informer articles" for the articles' informer instead of today's)
 demo-check:
-	$(GO) run ./cmd/demo --addr 127.0.0.1:0 --web 127.0.0.1:0 --duration 15s --quiet
+	$(GO) run ./cmd/demo --addr 127.0.0.1:0 --web 127.0.0.1:0 --duration 15s --quiet $(ARGS)
 
 ## browser-test: the demo's live view in real headless Chromium through chromedriver (installs Debian's chromium and
 ## chromium-driver if missing; skipped only where they cannot be installed); saves its screenshot in bin/

@@ -347,7 +347,7 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 		f.queue, f.items = nil, map[qkey]Deltas{} // fifo_state.go: giving back the room
 	}
 	if f.tracer.On() {
-		tracePop(f.tracer, id.String(), deltas, len(f.queue))
+		tracePop(f.tracer, id.String(), deltas, len(f.queue), false)
 	}
 	return deltas, process(deltas, isInInitialList)
 }

@@ -343,7 +343,7 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 	f.takeLocked(1)
 	if f.tracer.On() {
 		key, _ := f.KeyOf(d[0].Object)
-		tracePop(f.tracer, key, d, len(f.items))
+		tracePop(f.tracer, key, d, len(f.items), f.unlocksLocked())
 	}
 	return d, f.processLocked(1, func() error { return process(d, isInInitialList) })
 }
@@ -379,11 +379,16 @@ func (f *RealFIFO) takeLocked(n int) {
 // true before the last item of the first list is in the cache.
 func (f *RealFIFO) processLocked(n int, process func() error) error {
 	defer f.countPoppedLocked(n) // runs after the deferred Lock below
-	if f.unlockWhileProcessing && len(f.items) < 2*f.batchSize {
+	if f.unlocksLocked() {
 		f.lock.Unlock()
 		defer f.lock.Lock()
 	}
 	return process()
+}
+
+// unlocksLocked says whether processLocked, called now, releases the lock.
+func (f *RealFIFO) unlocksLocked() bool {
+	return f.unlockWhileProcessing && len(f.items) < 2*f.batchSize
 }
 
 // countPoppedLocked counts n processed deltas out of the initial list.

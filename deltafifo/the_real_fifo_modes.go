@@ -142,7 +142,7 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 	batch := append([]Delta(nil), f.items[:n]...)
 	f.takeLocked(n)
 	if f.tracer.On() {
-		tracePopBatch(f.tracer, f.keyer, batch, len(f.items))
+		tracePopBatch(f.tracer, f.keyer, batch, len(f.items), f.unlocksLocked())
 	}
 	if n == 1 {
 		return f.processLocked(1, func() error { return processSingle(Deltas{batch[0]}, isInInitialList) })
@@ -192,10 +192,10 @@ func (f *RealFIFO) batchLenLocked() int {
 
 // tracePopBatch reports a batch handed to the informer: its size, its
 // first and last keys, and how many deltas are still queued.
-func tracePopBatch(t *trace.Tracer, k keyer, batch []Delta, left int) {
+func tracePopBatch(t *trace.Tracer, k keyer, batch []Delta, left int, unlocked bool) {
 	if len(batch) == 1 {
 		key, _ := k.keyOf(batch[0].Object)
-		tracePop(t, key, Deltas{batch[0]}, left)
+		tracePop(t, key, Deltas{batch[0]}, left, unlocked)
 		return
 	}
 	first, _ := k.keyOf(batch[0].Object)
@@ -208,6 +208,10 @@ func tracePopBatch(t *trace.Tracer, k keyer, batch []Delta, left int) {
 		}
 		types[d.Type]++
 	}
-	t.Event("pop batch", trace.Count(len(batch)), slog.String("keys", first+".."+last),
-		slog.String("types", strings.Join(order, ",")), slog.Int("left", left))
+	attrs := []slog.Attr{trace.Count(len(batch)), slog.String("keys", first+".."+last),
+		slog.String("types", strings.Join(order, ",")), slog.Int("left", left)}
+	if unlocked {
+		attrs = append(attrs, slog.Bool("unlocked", true))
+	}
+	t.Event("pop batch", attrs...)
 }

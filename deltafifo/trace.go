@@ -19,6 +19,10 @@ import (
 //	pop                key types n        a key's Deltas handed to the informer; n: still queued
 //	pop batch          n keys types left  a RealFIFO batch (PopBatch): n deltas, first..last key
 //
+// A pop or pop batch whose process function runs with the queue's lock
+// released (UnlockWhileProcessing, while few deltas are queued) ends with
+// unlocked=true; the attribute is absent otherwise.
+//
 // A ReplacedAll, SyncAll or Bookmark delta has no key: its "delta queued"
 // and "pop" events have an empty key, and the rv of a ReplacedAll or a
 // Bookmark is the version it carries.
@@ -37,15 +41,20 @@ func traceQueued(t *trace.Tracer, d Delta, key string, n int) {
 	t.Event("delta queued", trace.Type(string(d.Type)), trace.Key(key), trace.RV(objectRV(d.Object)), trace.Count(n))
 }
 
-// tracePop reports a popped item: its key, the types of its deltas, and how
-// many items are still queued.
-func tracePop(t *trace.Tracer, key string, deltas Deltas, left int) {
+// tracePop reports a popped item: its key, the types of its deltas, how
+// many items are still queued, and whether the informer handles it with
+// the lock released.
+func tracePop(t *trace.Tracer, key string, deltas Deltas, left int, unlocked bool) {
 	types := make([]string, len(deltas))
 	for i, d := range deltas {
 		types[i] = string(d.Type)
 	}
-	t.Event("pop", trace.Key(key), slog.String("deltas", strings.Join(types, ",")),
-		trace.RV(objectRV(deltas[len(deltas)-1].Object)), trace.Count(left))
+	attrs := []slog.Attr{trace.Key(key), slog.String("deltas", strings.Join(types, ",")),
+		trace.RV(objectRV(deltas[len(deltas)-1].Object)), trace.Count(left)}
+	if unlocked {
+		attrs = append(attrs, slog.Bool("unlocked", true))
+	}
+	t.Event("pop", attrs...)
 }
 
 // objectRV is the resourceVersion of a delta's object ("" for a tombstone

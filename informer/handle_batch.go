@@ -3,6 +3,7 @@ package informer
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 
 	"github.com/kinformer/kinformer/api"
@@ -66,8 +67,10 @@ func processReplacedAll(clientState indexer.Store, info deltafifo.ReplacedAllInf
 		return fmt.Errorf("informer: applying ReplacedAll: %w", err)
 	}
 	if t.On() {
-		t.Event("cache replace", trace.Count(len(info.Objects)), trace.RV(info.ResourceVersion),
+		t.Event("cache replace", trace.Count(len(info.Objects)), trace.RV(info.ResourceVersion), slog.Int("gone", len(vanished)),
 			trace.Reason(fmt.Sprintf("ReplacedAll: the cache swapped for the list in one write, %d gone; now the handlers", len(vanished))))
+		traceWrites(t, "replace", deletes, func(int) deltafifo.DeltaType { return deltafifo.ReplacedAll })
+		traceWrites(t, "replace", notes, func(int) deltafifo.DeltaType { return deltafifo.ReplacedAll })
 	}
 	for _, n := range deletes {
 		notify(n)
@@ -133,6 +136,13 @@ func processDeltasInBatch(clientState indexer.Store, batch []deltafifo.Delta, is
 		last, _ := notificationKeyRV(notes[len(notes)-1])
 		t.Event("cache transaction", trace.Count(len(applied)), trace.Key(first+".."+last),
 			trace.Reason("a batch of distinct keys applied in one store write; now one notification per delta"))
+		deltaOf := func(i int) deltafifo.DeltaType { return batch[i].Type }
+		if err != nil {
+			var txErr *indexer.TransactionError
+			errors.As(err, &txErr)
+			deltaOf = func(i int) deltafifo.DeltaType { return batch[txErr.SucceededIndices[i]].Type }
+		}
+		traceWrites(t, "transaction", applied, deltaOf)
 	}
 	for _, n := range applied {
 		notify(n)
@@ -170,4 +180,28 @@ func batchWrite(clientState indexer.Store, d deltafifo.Delta, isInInitialList bo
 		return indexer.Transaction{}, nil, fmt.Errorf("informer: Deleted delta holds a %T, neither an api.Object nor a tombstone", d.Object)
 	}
 	return indexer.Transaction{}, nil, fmt.Errorf("informer: a %s delta cannot be part of a batch", d.Type)
+}
+
+// traceWrites reports, after one store write (a ReplacedAll's Replace or a
+// batch's Transaction), what it did to each key, as traceCache reports a
+// write of its own: "cache add", "cache update" or "cache delete", with the
+// key, its resourceVersion, the delta, and in= the write it was part of.
+// They are what lets a key be followed through the cache in the trace;
+// they are not writes of their own (the one write was reported just
+// before). deltaOf gives the delta type of notes[i].
+func traceWrites(t *trace.Tracer, in string, notes []notification, deltaOf func(i int) deltafifo.DeltaType) {
+	for i, n := range notes {
+		what := "cache update" // also for an object the list has unchanged
+		switch n := n.(type) {
+		case addNotification:
+			what = "cache add"
+		case deleteNotification:
+			what = "cache delete"
+			if _, tomb := n.oldObj.(deltafifo.DeletedFinalStateUnknown); tomb {
+				what += " (tombstone: final state unknown)"
+			}
+		}
+		key, rv := notificationKeyRV(n)
+		t.Event(what, trace.Key(key), trace.RV(rv), slog.String("delta", string(deltaOf(i))), slog.String("in", in))
+	}
 }

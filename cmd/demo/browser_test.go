@@ -150,6 +150,15 @@ func TestBrowser_LiveViewInHeadlessChromium(t *testing.T) {
 	}
 	base := os.Getenv("WEBDRIVER_URL")
 	require.NotEmpty(t, base, "-browser needs WEBDRIVER_URL, the address of a running chromedriver (scripts/browser-test.sh starts one)")
+	// Both informers (--informer); the screenshot is of the default, today's.
+	for _, inf := range []string{"today", "articles"} {
+		t.Run(inf, func(t *testing.T) { browseTheLiveView(t, base, inf, inf == "today") })
+	}
+}
+
+// browseTheLiveView runs the demo with the informer given and drives its
+// page in Chromium through the chromedriver at base.
+func browseTheLiveView(t *testing.T, base, inf string, takeScreenshot bool) {
 	start := time.Now()
 
 	// The demo, in process, with its page on a free loopback port and no
@@ -160,7 +169,7 @@ func TestBrowser_LiveViewInHeadlessChromium(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--web", "127.0.0.1:0", "--chaos-every", "0",
-			"--start-delay", "300ms", "--quiet", "--lang", "en"}, &out)
+			"--start-delay", "300ms", "--quiet", "--lang", "en", "--informer", inf}, &out)
 	}()
 	pageRe := regexp.MustCompile(`live view: (http://\S+)`)
 	require.Eventually(t, func() bool { return pageRe.MatchString(out.String()) }, 10*time.Second, 10*time.Millisecond)
@@ -199,6 +208,11 @@ func TestBrowser_LiveViewInHeadlessChromium(t *testing.T) {
 		require.Eventually(t, cond, 15*time.Second, 50*time.Millisecond, what)
 	}
 	within("the page connects to the stream", func() bool { return d.text("#conn") == "live" })
+	queue := map[string]string{"today": "RealFIFO", "articles": "DeltaFIFO"}[inf]
+	within("the page names the informer and its queue", func() bool {
+		return strings.Contains(d.text("#informer"), map[string]string{"today": "today's", "articles": "the articles'"}[inf]) &&
+			d.text("#box-fifo h2") == queue
+	})
 	within("the controller's pods are ready", func() bool { return d.number("#rs-ready") == 3 })
 
 	// Counters move: delete a pod, and watch events arrive.
@@ -254,7 +268,7 @@ func TestBrowser_LiveViewInHeadlessChromium(t *testing.T) {
 	d.click("#lang-en")
 	within("labels in English", func() bool { return d.text("#box-reflector h2") == "Reflector" })
 
-	if *screenshot != "" {
+	if takeScreenshot && *screenshot != "" {
 		d.click("#filter-clear")
 		var b64 string
 		d.must(http.MethodGet, "/screenshot", nil, &b64)

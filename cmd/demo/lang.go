@@ -57,21 +57,38 @@ type texts struct {
 	commit       string // singular, key, past tense, rv
 	frame        string // the event type
 	deltaFIFO    string
+	realFIFO     string
+	unlocked     string // a pop handled with the queue's lock released
 	tombstone    string
 	cache        string
-	enqueues     string // key
-	chainSep     string
-	reconciled   string // key, found, did
-	retry        string // key, count, delay
-	dropped      string // key, reason
-	reflector    string // resource, phase, reason
-	reflectorTo  string // resource, from, to, reason
-	reflectorAgn string // resource, phase, reason
-	you          string // did, path, then
-	compacted    string // rv
+	cacheInBatch string // the cache hop of a delta applied in a batch's transaction
+	// the cache hop of an object a list (one ReplacedAll) brought
+	cacheInReplace string
+	replacedGone   string // the hop of a key today's relist found gone
+	enqueues       string // key
+	chainSep       string
+	reconciled     string // key, found, did
+	retry          string // key, count, delay
+	dropped        string // key, reason
+	reflector      string // resource, phase, reason
+	reflectorTo    string // resource, from, to, reason
+	reflectorAgn   string // resource, phase, reason
+	you            string // did, path, then
+	compacted      string // rv
+
+	// narrate.go: today's informer's hops, one line each.
+	replacedAll   string // resource, n, rv, gone
+	batch         string // resource, n, first..last key
+	batchUnlocked string // appended to batch when the lock was released
+	bookmark      string // resource, rv
+	streamingList string // resource, n, rv
+
+	// pipeline.go: the informer that runs.
+	informerToday    string
+	informerArticles string
 
 	// main.go, world.go, chaos.go: the demo's own lines.
-	starting    string // url
+	starting    string // informer, url
 	liveView    string // address
 	stopping    string
 	deletingPod string // who, name
@@ -86,20 +103,35 @@ var englishTexts = &texts{
 	commit:       "%s %s %s (rv %s)",
 	frame:        "%s frame",
 	deltaFIFO:    "DeltaFIFO",
+	realFIFO:     "RealFIFO",
+	unlocked:     "popped, lock released",
 	tombstone:    "relist → DeltaFIFO tombstone (the DELETED event was missed)",
 	cache:        "cache",
-	enqueues:     "handler enqueues %s",
-	chainSep:     " → ",
-	reconciled:   "worker: %s: %s → %s",
-	retry:        "worker: %s failed; retry %s after %s",
-	dropped:      "worker: %s dropped after too many retries: %s",
-	reflector:    "reflector(%s): %s (%s)",
-	reflectorTo:  "reflector(%s): %s → %s (%s)",
-	reflectorAgn: "reflector(%s): %s again (%s)",
-	you:          "you: %s (POST %s; %s)",
-	compacted:    "server: history compacted at rv %s: a watch from an older rv now gets 410 Expired",
+	cacheInBatch: "cache (one transaction for the batch)",
 
-	starting:    "starting two informers and the controller against %s",
+	cacheInReplace: "ReplacedAll → cache",
+	replacedGone:   "relist → ReplacedAll: not in the list (the DELETED event was missed)",
+	enqueues:       "handler enqueues %s",
+	chainSep:       " → ",
+	reconciled:     "worker: %s: %s → %s",
+	retry:          "worker: %s failed; retry %s after %s",
+	dropped:        "worker: %s dropped after too many retries: %s",
+	reflector:      "reflector(%s): %s (%s)",
+	reflectorTo:    "reflector(%s): %s → %s (%s)",
+	reflectorAgn:   "reflector(%s): %s again (%s)",
+	you:            "you: %s (POST %s; %s)",
+	compacted:      "server: history compacted at rv %s: a watch from an older rv now gets 410 Expired",
+
+	replacedAll:   "informer(%s): ReplacedAll: %s objects, cache replaced in one step at rv %s (%s gone), then the handlers",
+	batch:         "informer(%s): batch of %s deltas (%s), one store transaction",
+	batchUnlocked: ", queue unlocked while the handlers are told",
+	bookmark:      "informer(%s): bookmark delta: store at rv %s",
+	streamingList: "reflector(%s): streaming list: %s initial events, then the initial-events-end bookmark at rv %s",
+
+	informerToday:    "today's informer, client-go 1.36's: streaming list, RealFIFO with atomic relists, batches and bookmarks, unlocked while handlers run",
+	informerArticles: "the articles' informer: list then watch, DeltaFIFO with KnownObjects, one delta at a time under its lock",
+
+	starting:    "starting two informers (%s) and the controller against %s",
 	liveView:    "\nlive view: http://%s/  (the pipeline in a browser, with buttons that break it)\n",
 	stopping:    "stopping: waiting for the world to settle before the final check",
 	deletingPod: "%s: deleting pod default/%s",
@@ -114,20 +146,35 @@ var chineseTexts = &texts{
 	commit:       "%[1]s %[2]s %[3]s（rv %[4]s）",
 	frame:        "%s 帧",
 	deltaFIFO:    "增量队列",
+	realFIFO:     "增量队列（RealFIFO）",
+	unlocked:     "出队，释放队列锁",
 	tombstone:    "全量同步 → 增量队列里的墓碑（错过了 DELETED 事件）",
 	cache:        "本地缓存",
-	enqueues:     "事件处理器把 %s 放入工作队列",
-	chainSep:     " → ",
-	reconciled:   "worker：%s：%s → %s",
-	retry:        "worker：%[1]s 调谐失败；%[3]s 后第 %[2]s 次重试",
-	dropped:      "worker：%s 重试次数过多，已丢弃：%s",
-	reflector:    "反射器(%s)：%s（%s）",
-	reflectorTo:  "反射器(%s)：%s → %s（%s）",
-	reflectorAgn: "反射器(%s)：再次%s（%s）",
-	you:          "你：%s（POST %s；%s）",
-	compacted:    "服务器：历史在 rv %s 处被压缩：从更早的 rv 开始的监听现在会得到 410 过期（Expired）",
+	cacheInBatch: "本地缓存（整批一次事务）",
 
-	starting:    "启动两个通知器和控制器，连接 %s",
+	cacheInReplace: "ReplacedAll → 本地缓存",
+	replacedGone:   "全量同步 → ReplacedAll：列表里没有它（错过了 DELETED 事件）",
+	enqueues:       "事件处理器把 %s 放入工作队列",
+	chainSep:       " → ",
+	reconciled:     "worker：%s：%s → %s",
+	retry:          "worker：%[1]s 调谐失败；%[3]s 后第 %[2]s 次重试",
+	dropped:        "worker：%s 重试次数过多，已丢弃：%s",
+	reflector:      "反射器(%s)：%s（%s）",
+	reflectorTo:    "反射器(%s)：%s → %s（%s）",
+	reflectorAgn:   "反射器(%s)：再次%s（%s）",
+	you:            "你：%s（POST %s；%s）",
+	compacted:      "服务器：历史在 rv %s 处被压缩：从更早的 rv 开始的监听现在会得到 410 过期（Expired）",
+
+	replacedAll:   "通知器(%s)：ReplacedAll：%s 个对象，本地缓存在 rv %s 处一步替换（%s 个已不存在），然后才通知事件处理器",
+	batch:         "通知器(%s)：一批 %s 个增量（%s），一次存储事务",
+	batchUnlocked: "，通知事件处理器时队列锁已释放",
+	bookmark:      "通知器(%s)：书签增量：存储到达 rv %s",
+	streamingList: "反射器(%s)：流式列举：%s 个初始事件，然后是 rv %s 处的初始事件结束书签（initial-events-end bookmark）",
+
+	informerToday:    "今天的通知器，即 client-go 1.36 的：流式列举，增量队列（RealFIFO）一步全量替换、批量出队、书签增量，事件处理器运行时不持有队列锁",
+	informerArticles: "文章里的通知器：先列举再监听，带 KnownObjects 的增量队列（DeltaFIFO），持锁逐个处理增量",
+
+	starting:    "启动两个通知器（%s）和控制器，连接 %s",
 	liveView:    "\n实时视图：http://%s/ （浏览器里的整条流水线，带有故意破坏它的按钮）\n",
 	stopping:    "停止中：等一切稳定下来，再做最终检查",
 	deletingPod: "%s：删除 pod default/%s",
@@ -135,6 +182,22 @@ var chineseTexts = &texts{
 	compacting:  "%s：在 rv %s 处压缩历史并断开监听（从更早的 rv 开始的监听会得到 410 过期 → 全量同步）",
 	podRunning:  "kubelet：pod %s/%s 已在 %s 上运行（Running）并就绪（Ready）",
 	podStopped:  "kubelet：pod %s/%s 的容器已停止；以宽限期 0 删除它",
+}
+
+// queue is the queue hop's name for the informer that runs.
+func (t *texts) queue(k informerKind) string {
+	if k == articlesInformer {
+		return t.deltaFIFO
+	}
+	return t.realFIFO
+}
+
+// informerName says which informer runs.
+func (t *texts) informerName(k informerKind) string {
+	if k == articlesInformer {
+		return t.informerArticles
+	}
+	return t.informerToday
 }
 
 func textsFor(l language) *texts {

@@ -10,6 +10,7 @@
 //	make demo                               # until Ctrl-C
 //	make demo ARGS="--duration 30s --trace" # every trace event, then a summary
 //	make demo ARGS="--lang zh"              # narrated in Chinese (also when LANG starts with zh)
+//	make demo ARGS="--informer articles"    # the articles' informer instead of today's (pipeline.go)
 //	go run ./cmd/demo --addr 127.0.0.1:0 --history 5 --chaos-every 0
 //
 // When it ends it prints a summary and checks that every informer's cache
@@ -64,6 +65,7 @@ type options struct {
 	webPublic  bool   // allow a non-loopback --web
 	webSet     bool   // --web was given (a default port in use falls back to a free one)
 	lang       language
+	informer   informerKind
 }
 
 func parseFlags(args []string) (options, error) {
@@ -81,10 +83,14 @@ func parseFlags(args []string) (options, error) {
 	fs.StringVar(&o.web, "web", "127.0.0.1:8081", "address of the live view, a page in the browser (127.0.0.1:0 picks a free port; off: none)")
 	fs.BoolVar(&o.webPublic, "web-public", false, "allow --web on an address other than loopback (the page has buttons that break things)")
 	lang := fs.String("lang", "", "the narration's language: en or zh (default: zh if LC_ALL, or else LANG, starts with zh; else en)")
+	inf := fs.String("informer", "today", "which informer runs: today (client-go 1.36's) or articles (the articles' list-then-watch, DeltaFIFO)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
 	var err error
+	if o.informer, err = parseInformer(*inf); err != nil {
+		return o, err
+	}
 	if o.lang, err = parseLanguage(*lang, os.Getenv); err != nil {
 		return o, err
 	}
@@ -94,6 +100,9 @@ func parseFlags(args []string) (options, error) {
 	}
 	return o, nil
 }
+
+// bookmarkInterval is how often the fake server sends a watch a bookmark.
+const bookmarkInterval = 10 * time.Second
 
 // run runs the demo until ctx ends or --duration passes.
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -108,10 +117,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	n := newNarrator(out, !o.quiet, o.trace)
 	n.t = textsFor(o.lang)
+	n.informer = o.informer
 	tr := n.tracer()
 	// The live view counts the same trace the narration reads.
 	metrics := workqueue.NewInMemoryMetrics()
 	agg := newAggregator(n.start, metrics)
+	agg.informer = o.informer
 	page := &pageControls{handlerWait: slowHandlerWait}
 	agg.controlsNow = page.state
 	var webLn net.Listener
@@ -126,7 +137,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	// Faults: the learner's curl lines break things through the server's own
 	// fault endpoints (/faults/...), narrated from its trace ("you: ...").
-	srv := fakeapiserver.New(fakeapiserver.Options{History: o.history, Tracer: tr, Faults: true})
+	// Bookmarks every 10 s instead of every minute, so that a short run
+	// shows today's informer recording them in its store.
+	srv := fakeapiserver.New(fakeapiserver.Options{History: o.history, Tracer: tr, Faults: true, BookmarkInterval: bookmarkInterval})
 	if err := seed(srv, int32(o.replicas)); err != nil {
 		return err
 	}
@@ -140,7 +153,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	podClient := listwatch.For[*api.Pod](client, listwatch.Pods)
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Tracer: tr, Logger: quietLog})
+	factory := informer.NewSharedInformerFactory(client, withInformer(o.informer, informer.FactoryOptions{Tracer: tr, Logger: quietLog}))
 	ctrl, err := replicaset.NewReplicaSetController(replicaset.Options{Client: client, Factory: factory,
 		Workers: o.workers, Tracer: tr, Logger: quietLog, MetricsProvider: metrics, FailReconcile: page.failReconcile})
 	if err != nil {
@@ -157,7 +170,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	// Everything below runs until work is cancelled.
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	n.say(n.t.starting, url)
+	n.say(n.t.starting, n.t.informerName(o.informer), url)
 	if err := addAuditHandler(factory, page, work); err != nil {
 		stopWork()
 		return err
@@ -207,6 +220,6 @@ func waitAndPrintTour(ctx context.Context, factory informer.SharedInformerFactor
 	if err != nil {
 		return fmt.Errorf("listing pods for the tour: %w", err)
 	}
-	n.block(n.t.tour(url, list.ResourceVersion))
+	n.block(n.t.tour(url, list.ResourceVersion, n.informer))
 	return nil
 }

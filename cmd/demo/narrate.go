@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,12 +31,18 @@ type narrator struct {
 	all    bool // --trace: every event
 	chains map[string]*chain
 	counts map[string]int // "stage: what" -> events seen, for the summary
+	sums   map[string]int // "stage: what" -> the sum of their n= (trace.KeyCount)
 	t      *texts         // the language it speaks (lang.go)
+	// informer is the informer that runs (pipeline.go): it names the
+	// queue hop. unlockedBatch says, per resource, whether the last batch
+	// popped was handled with the queue's lock released.
+	informer      informerKind
+	unlockedBatch map[string]bool
 }
 
 func newNarrator(out io.Writer, story, all bool) *narrator {
 	return &narrator{out: out, start: time.Now(), story: story, all: all,
-		chains: map[string]*chain{}, counts: map[string]int{}, t: englishTexts}
+		chains: map[string]*chain{}, counts: map[string]int{}, sums: map[string]int{}, t: englishTexts, unlockedBatch: map[string]bool{}}
 }
 
 // tracer returns the Tracer every stage of the demo reports to.
@@ -70,6 +77,14 @@ func (n *narrator) count(stage, what string) int {
 	return n.counts[stage+": "+what]
 }
 
+// sum returns the sum of the n= attributes of the events of this stage
+// and kind.
+func (n *narrator) sum(stage, what string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.sums[stage+": "+what]
+}
+
 // countWith returns how many events of this stage and kind had attribute
 // key equal to value.
 func (n *narrator) countWith(stage, what, key, value string) int {
@@ -82,6 +97,9 @@ func (n *narrator) event(e trace.Event) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.counts[e.Stage+": "+e.What]++
+	if c, err := strconv.Atoi(e.Get(trace.KeyCount)); err == nil {
+		n.sums[e.Stage+": "+e.What] += c
+	}
 	for _, k := range []string{trace.KeyType, trace.KeyPhase} {
 		if v := e.Get(k); v != "" {
 			n.counts[e.Stage+": "+e.What+" "+k+"="+v]++
@@ -119,7 +137,11 @@ func (n *narrator) follow(e trace.Event) {
 	case e.Stage == trace.StageListWatch && e.What == "frame decoded":
 		n.hop(key, e.RV(), fmt.Sprintf(n.t.frame, e.Get(trace.KeyType)))
 	case e.Stage == trace.StageDeltaFIFO && e.What == "delta queued":
-		n.hop(key, e.RV(), n.t.deltaFIFO)
+		n.hop(key, e.RV(), n.t.queue(n.informer))
+	case e.Stage == trace.StageDeltaFIFO && e.What == "pop" && e.Get("unlocked") == "true":
+		n.hop(key, e.RV(), n.t.unlocked)
+	case e.Stage == trace.StageDeltaFIFO && e.What == "pop batch":
+		n.unlockedBatch[e.Get(trace.KeyResource)] = e.Get("unlocked") == "true"
 	case e.Stage == trace.StageDeltaFIFO && e.What == "tombstone queued":
 		// A tombstone carries the last state the cache knew, not the
 		// deletion's version: it belongs to whatever chain the key has.
@@ -127,11 +149,38 @@ func (n *narrator) follow(e trace.Event) {
 			c.hops = append(c.hops, n.t.tombstone)
 			c.rv = e.RV()
 		}
+	case e.Stage == trace.StageInformer && e.What == "cache replace":
+		// Today's relist: one ReplacedAll item, one cache write.
+		n.printLocked(fmt.Sprintf(n.t.replacedAll, e.Get(trace.KeyResource), e.Get(trace.KeyCount), e.RV(), e.Get("gone")))
+	case e.Stage == trace.StageInformer && e.What == "cache transaction":
+		line := fmt.Sprintf(n.t.batch, e.Get(trace.KeyResource), e.Get(trace.KeyCount), key)
+		if n.unlockedBatch[e.Get(trace.KeyResource)] {
+			line += n.t.batchUnlocked
+		}
+		n.printLocked(line)
+	case e.Stage == trace.StageInformer && e.What == "store bookmark":
+		n.printLocked(fmt.Sprintf(n.t.bookmark, e.Get(trace.KeyResource), e.RV()))
+	case e.Stage == trace.StageInformer && strings.HasPrefix(e.What, "cache delete (tombstone") && e.Get("in") == "replace":
+		// A key today's relist found gone: like the articles' tombstone,
+		// it carries the last state the cache knew.
+		if c, ok := n.chains[key]; ok {
+			c.hops = append(c.hops, n.t.replacedGone, n.t.cache)
+			c.rv, c.inCache = e.RV(), true
+		}
 	case e.Stage == trace.StageInformer && strings.HasPrefix(e.What, "cache "):
 		if c, ok := n.chains[key]; ok && c.rv == e.RV() {
-			c.hops = append(c.hops, n.t.cache)
+			step := n.t.cache
+			switch e.Get("in") {
+			case "transaction":
+				step = n.t.cacheInBatch
+			case "replace":
+				step = n.t.cacheInReplace
+			}
+			c.hops = append(c.hops, step)
 			c.inCache = true
 		}
+	case e.Stage == trace.StageReflector && e.What == "initial events end":
+		n.printLocked(fmt.Sprintf(n.t.streamingList, e.Get(trace.KeyResource), e.Get(trace.KeyCount), e.RV()))
 	case e.Stage == trace.StageController && e.What == "enqueue":
 		from := e.Get("from")
 		if from == "replicaset" {

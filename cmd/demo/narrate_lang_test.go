@@ -18,7 +18,8 @@ func tev(stage, what string, attrs ...slog.Attr) trace.Event {
 	return trace.Event{Stage: stage, What: what, Attrs: attrs}
 }
 
-// fixedTrace is one short story: a pod created and followed to the
+// fixedTrace is one short story, told by the articles' informer
+// (--informer articles): a pod created and followed to the
 // controller, a reconcile, a relist after 410, a retry and a drop, a
 // learner's fault, a compaction, and a delete learned from a relist.
 var fixedTrace = []trace.Event{
@@ -80,6 +81,7 @@ func TestNarration_FixedTraceInBothLanguages(t *testing.T) {
 			var out strings.Builder
 			n := newNarrator(&out, true, false)
 			n.t = textsFor(tc.lang)
+			n.informer = articlesInformer // a DeltaFIFO's story
 			for _, e := range fixedTrace {
 				n.event(e)
 			}
@@ -87,6 +89,127 @@ func TestNarration_FixedTraceInBothLanguages(t *testing.T) {
 			got := strings.Split(strings.TrimSuffix(elapsed.ReplaceAllString(out.String(), ""), "\n"), "\n")
 			require.Equal(t, tc.want, got)
 		})
+	}
+}
+
+// todayTrace is the same kind of story told by today's informer
+// (--informer today): a streaming list, the initial list as one
+// ReplacedAll, a pod created and popped with the queue's lock released, a
+// batch of two in one store transaction, a bookmark recorded in the store,
+// and a relist (one ReplacedAll again) that finds a pod gone.
+var todayTrace = []trace.Event{
+	tev(trace.StageReflector, "streaming list", trace.Resource("pods"), trace.RV("")),
+	tev(trace.StageReflector, "initial events end", trace.Resource("pods"), trace.RV("6"), trace.Count(2)),
+	tev(trace.StageDeltaFIFO, "delta queued", trace.Resource("pods"), trace.Type("ReplacedAll"), trace.Key(""), trace.RV("6"), trace.Count(1)),
+	tev(trace.StageInformer, "cache replace", trace.Resource("pods"), trace.Count(2), trace.RV("6"), slog.Int("gone", 0)),
+	tev(trace.StageServer, "commit", trace.Resource("pods"), trace.Key("default/web-abc"), trace.Type("ADDED"), trace.RV("7")),
+	tev(trace.StageListWatch, "frame decoded", trace.Key("default/web-abc"), trace.Type("ADDED"), trace.RV("7")),
+	tev(trace.StageDeltaFIFO, "delta queued", trace.Resource("pods"), trace.Type("Added"), trace.Key("default/web-abc"), trace.RV("7"), trace.Count(1)),
+	tev(trace.StageDeltaFIFO, "pop", trace.Resource("pods"), trace.Key("default/web-abc"), trace.RV("7"), trace.Count(0), slog.Bool("unlocked", true)),
+	tev(trace.StageInformer, "cache add", trace.Resource("pods"), trace.Key("default/web-abc"), trace.RV("7")),
+	tev(trace.StageController, "enqueue", trace.Key("default/web"), slog.String("from", "default/web-abc")),
+	tev(trace.StageServer, "commit", trace.Resource("pods"), trace.Key("default/web-def"), trace.Type("ADDED"), trace.RV("8")),
+	tev(trace.StageDeltaFIFO, "delta queued", trace.Resource("pods"), trace.Type("Added"), trace.Key("default/web-def"), trace.RV("8"), trace.Count(1)),
+	tev(trace.StageDeltaFIFO, "delta queued", trace.Resource("pods"), trace.Type("Added"), trace.Key("default/web-ghi"), trace.RV("9"), trace.Count(2)),
+	tev(trace.StageDeltaFIFO, "pop batch", trace.Resource("pods"), trace.Count(2), slog.String("keys", "default/web-def..default/web-ghi"), slog.Int("left", 0), slog.Bool("unlocked", true)),
+	tev(trace.StageInformer, "cache transaction", trace.Resource("pods"), trace.Count(2), trace.Key("default/web-def..default/web-ghi")),
+	tev(trace.StageInformer, "cache add", trace.Resource("pods"), trace.Key("default/web-def"), trace.RV("8"), slog.String("in", "transaction")),
+	tev(trace.StageInformer, "cache add", trace.Resource("pods"), trace.Key("default/web-ghi"), trace.RV("9"), slog.String("in", "transaction")),
+	tev(trace.StageController, "enqueue", trace.Key("default/web"), slog.String("from", "default/web-def")),
+	tev(trace.StageInformer, "store bookmark", trace.Resource("pods"), trace.RV("12")),
+	tev(trace.StageServer, "commit", trace.Resource("pods"), trace.Key("default/web-abc"), trace.Type("DELETED"), trace.RV("20")),
+	tev(trace.StageInformer, "cache replace", trace.Resource("pods"), trace.Count(2), trace.RV("21"), slog.Int("gone", 1)),
+	tev(trace.StageInformer, "cache delete (tombstone: final state unknown)", trace.Resource("pods"), trace.Key("default/web-abc"), trace.RV("7"), slog.String("in", "replace")),
+	tev(trace.StageController, "enqueue", trace.Key("default/web"), slog.String("from", "default/web-abc")),
+}
+
+// Today's informer's hops, each in one line, in English and in Chinese: a
+// relist is one item and one cache write, a batch one store transaction, a
+// bookmark moves the store's version, a streaming list ends with its
+// bookmark, and a pop releases the queue's lock while the handlers run.
+func TestNarration_TodaysHopsInBothLanguages(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		lang    language
+		want    []string
+		summary []string
+	}{
+		{"en", english, []string{
+			"reflector(pods): streaming list: 2 initial events, then the initial-events-end bookmark at rv 6",
+			"informer(pods): ReplacedAll: 2 objects, cache replaced in one step at rv 6 (0 gone), then the handlers",
+			"pod default/web-abc created (rv 7) → ADDED frame → RealFIFO → popped, lock released → cache → handler enqueues default/web",
+			"informer(pods): batch of 2 deltas (default/web-def..default/web-ghi), one store transaction, queue unlocked while the handlers are told",
+			"pod default/web-def created (rv 8) → RealFIFO → cache (one transaction for the batch) → handler enqueues default/web",
+			"informer(pods): bookmark delta: store at rv 12",
+			"informer(pods): ReplacedAll: 2 objects, cache replaced in one step at rv 21 (1 gone), then the handlers",
+			"pod default/web-abc deleted (rv 20) → relist → ReplacedAll: not in the list (the DELETED event was missed) → cache → handler enqueues default/web",
+		}, []string{"today's hops:          2 ReplacedAll (a list or relist, one item each), 1 batches (2 deltas), 1 bookmark deltas",
+			"tombstones:            1 "}},
+		{"zh", chinese, []string{
+			"反射器(pods)：流式列举：2 个初始事件，然后是 rv 6 处的初始事件结束书签（initial-events-end bookmark）",
+			"通知器(pods)：ReplacedAll：2 个对象，本地缓存在 rv 6 处一步替换（0 个已不存在），然后才通知事件处理器",
+			"pod default/web-abc 已创建（rv 7） → ADDED 帧 → 增量队列（RealFIFO） → 出队，释放队列锁 → 本地缓存 → 事件处理器把 default/web 放入工作队列",
+			"通知器(pods)：一批 2 个增量（default/web-def..default/web-ghi），一次存储事务，通知事件处理器时队列锁已释放",
+			"pod default/web-def 已创建（rv 8） → 增量队列（RealFIFO） → 本地缓存（整批一次事务） → 事件处理器把 default/web 放入工作队列",
+			"通知器(pods)：书签增量：存储到达 rv 12",
+			"通知器(pods)：ReplacedAll：2 个对象，本地缓存在 rv 21 处一步替换（1 个已不存在），然后才通知事件处理器",
+			"pod default/web-abc 已删除（rv 20） → 全量同步 → ReplacedAll：列表里没有它（错过了 DELETED 事件） → 本地缓存 → 事件处理器把 default/web 放入工作队列",
+		}, []string{"今天的各跳：      ReplacedAll 2 个（每次列举或全量同步一个条目），批次 1 个（共 2 个增量），书签增量 1 个",
+			"墓碑：            1 个"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			n := newNarrator(&out, true, false)
+			n.t = textsFor(tc.lang)
+			n.informer = todayInformer
+			for _, e := range todayTrace {
+				n.event(e)
+			}
+			t.Log("\n" + out.String()) // the narration, under -v
+			got := strings.Split(strings.TrimSuffix(elapsed.ReplaceAllString(out.String(), ""), "\n"), "\n")
+			require.Equal(t, tc.want, got)
+
+			// The summary counts the same hops: two ReplacedAlls, one
+			// batch of two, one bookmark, and the key the relist found gone.
+			sum := summary(n, replicaset.Stats{}, 0, check{ok: true})
+			t.Log(sum)
+			for _, want := range tc.summary {
+				require.Contains(t, sum, want)
+			}
+		})
+	}
+}
+
+// The tour and the summary say which informer runs, in both languages;
+// every line today's informer adds has its Chinese.
+func TestNarration_TourAndSummaryNameTheInformer(t *testing.T) {
+	for _, inf := range []informerKind{todayInformer, articlesInformer} {
+		for _, tx := range []*texts{englishTexts, chineseTexts} {
+			var out strings.Builder
+			n := newNarrator(&out, true, false)
+			n.t, n.informer = tx, inf
+			tour := tx.tour("http://127.0.0.1:9999", "42", inf)
+			s := summary(n, replicaset.Stats{}, 0, check{ok: true})
+			require.Contains(t, tour, "--informer "+inf.String())
+			require.Contains(t, tour, "→ "+tx.queue(inf), "the tour's pipeline names the queue")
+			require.Contains(t, s, tx.informerName(inf))
+			if inf == todayInformer {
+				require.Contains(t, tour, "ReplacedAll")
+				require.Contains(t, s, "ReplacedAll")
+			} else {
+				require.NotContains(t, s, "ReplacedAll")
+			}
+		}
+	}
+	en, zh := *englishTexts, *chineseTexts
+	for _, pair := range [][2]string{
+		{en.realFIFO, zh.realFIFO}, {en.unlocked, zh.unlocked}, {en.cacheInBatch, zh.cacheInBatch},
+		{en.cacheInReplace, zh.cacheInReplace}, {en.replacedGone, zh.replacedGone}, {en.replacedAll, zh.replacedAll},
+		{en.batch, zh.batch}, {en.batchUnlocked, zh.batchUnlocked}, {en.bookmark, zh.bookmark},
+		{en.streamingList, zh.streamingList}, {en.informerToday, zh.informerToday}, {en.informerArticles, zh.informerArticles},
+	} {
+		require.NotEmpty(t, pair[0])
+		require.NotEqual(t, pair[0], pair[1], "%q has no Chinese", pair[0])
 	}
 }
 
@@ -102,7 +225,7 @@ func TestNarration_TourAndSummaryInChinese(t *testing.T) {
 	require.Contains(t, out.String(), "混沌：删除 pod default/web-abc")
 	require.Contains(t, out.String(), "停止中")
 
-	tour := chineseTexts.tour("http://127.0.0.1:9999", "42")
+	tour := chineseTexts.tour("http://127.0.0.1:9999", "42", articlesInformer)
 	require.Contains(t, tour, `curl "http://127.0.0.1:9999/api/v1/namespaces/default/pods?watch=true&resourceVersion=42"`)
 	require.Contains(t, tour, "增量队列（DeltaFIFO）")
 	require.NotContains(t, tour, "Try, in another terminal")

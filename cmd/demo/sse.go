@@ -41,21 +41,27 @@ type reflectorView struct {
 	Events        int    `json:"events"`        // watch events handled
 }
 
-// fifoView is one informer's DeltaFIFO (or RealFIFO) box.
+// fifoView is one informer's DeltaFIFO (or RealFIFO) box. Queued and
+// Popped count items: a delta (a key's Deltas, for the DeltaFIFO's pops),
+// and for today's RealFIFO one ReplacedAll per relist, however many
+// objects it carries; a batch counts its deltas.
 type fifoView struct {
-	Resource   string `json:"resource"`
-	Depth      int    `json:"depth"` // keys (DeltaFIFO) or deltas (RealFIFO) waiting to be popped
-	Queued     int    `json:"queued"`
-	Popped     int    `json:"popped"`
-	Tombstones int    `json:"tombstones"`
-	Replaces   int    `json:"replaces"`
+	Resource    string `json:"resource"`
+	Depth       int    `json:"depth"` // keys (DeltaFIFO) or deltas (RealFIFO) waiting to be popped
+	Queued      int    `json:"queued"`
+	Popped      int    `json:"popped"`
+	Tombstones  int    `json:"tombstones"`
+	Replaces    int    `json:"replaces"`
+	ReplacedAll int    `json:"replacedAll"` // relists queued as one item (today's informer)
+	Batches     int    `json:"batches"`     // batches popped (today's informer)
 }
 
 // cacheView is one informer's Indexer.
 type cacheView struct {
 	Resource string `json:"resource"`
 	Size     int    `json:"size"`
-	Writes   int    `json:"writes"`
+	Writes   int    `json:"writes"` // store writes: a ReplacedAll or a batch is one
+	SyncRV   string `json:"syncRV"` // the store's last synced version (today's informer: relist, bookmark)
 }
 
 // handlerView is one registered handler's listener.
@@ -125,6 +131,8 @@ type controls struct {
 
 // snapshot is what one SSE message carries.
 type snapshot struct {
+	Informer   string             `json:"informer"`  // --informer: today or articles
+	QueueName  string             `json:"queueName"` // DeltaFIFO or RealFIFO
 	T          float64            `json:"t"`
 	Seq        uint64             `json:"seq"` // the last trace event counted
 	Reflectors []reflectorView    `json:"reflectors"`
@@ -165,6 +173,7 @@ type aggregator struct {
 	seq         uint64
 	metrics     *workqueue.InMemoryMetrics
 	controlsNow func() controls
+	informer    informerKind // set before the first event
 }
 
 type frameTime struct {
@@ -245,51 +254,22 @@ func (a *aggregator) event(e trace.Event) {
 				r.Lists++
 				r.Relists = max(0, r.Lists-1)
 			}
-		case "watch":
+		case "watch", "streaming list": // a streaming list is a watch too, which goes on after the list
 			r.Watches++
 			r.WatchRestarts = max(0, r.Watches-1)
 			r.LastRV = orElse(e.RV(), r.LastRV)
 		case "watch event":
 			r.Events++
 			r.LastRV = orElse(e.RV(), r.LastRV)
-		case "listed", "bookmark":
+		case "listed", "bookmark", "initial events end":
 			r.LastRV = orElse(e.RV(), r.LastRV)
 		}
 	case trace.StageDeltaFIFO:
-		f := a.fifo(res)
-		keys := a.fifoKeys[res]
-		switch e.What {
-		case "delta queued", "tombstone queued":
-			f.Queued++
-			if e.What == "tombstone queued" {
-				f.Tombstones++
-			}
-			keys[key] = true
-			f.Depth = max(f.Depth, len(keys))
-			if n, err := strconv.Atoi(e.Get(trace.KeyCount)); err == nil && n > len(keys) {
-				f.Depth = n // a RealFIFO counts every delta, not keys
-			}
-		case "pop":
-			f.Popped++
-			delete(keys, key)
-			if n, err := strconv.Atoi(e.Get(trace.KeyCount)); err == nil {
-				f.Depth = n // the queue says what is left
-			}
-		case "replace":
-			f.Replaces++
-		}
+		a.fifoEvent(e, res, key)
 	case trace.StageInformer:
 		switch {
-		case strings.HasPrefix(e.What, "cache "):
-			c := a.cache(res)
-			keys := a.cacheKeys[res]
-			c.Writes++
-			if e.What == "cache delete" || strings.HasPrefix(e.What, "cache delete") {
-				delete(keys, key)
-			} else {
-				keys[key] = e.RV()
-			}
-			c.Size = len(keys)
+		case strings.HasPrefix(e.What, "cache "), e.What == "store bookmark":
+			a.cacheEvent(e, res, key)
 		case e.What == "notify":
 			h := a.handler(res, e.Get(trace.KeyHandler))
 			h.Pending = attrInt(e, "pending")
@@ -407,7 +387,7 @@ func (a *aggregator) forKey(key string) []eventView {
 func (a *aggregator) snapshot(now time.Time) snapshot {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := snapshot{T: now.Sub(a.start).Seconds(), Seq: a.seq, Queue: a.queue, Controller: a.ctrl,
+	s := snapshot{Informer: a.informer.String(), QueueName: a.informer.queueName(), T: now.Sub(a.start).Seconds(), Seq: a.seq, Queue: a.queue, Controller: a.ctrl,
 		Totals: maps.Clone(a.totals), Rates: map[string]float64{}, Faults: a.faults}
 	for _, k := range slices.Sorted(maps.Keys(a.reflectors)) {
 		s.Reflectors = append(s.Reflectors, *a.reflectors[k])
@@ -469,58 +449,4 @@ func orElse(s, def string) string {
 		return def
 	}
 	return s
-}
-
-// hub wakes the SSE streams. publish (every tick of the page's clock)
-// wakes every subscriber; close ends every stream, as the demo stops.
-type hub struct {
-	mu     sync.Mutex
-	subs   map[chan struct{}]struct{}
-	done   chan struct{}
-	closed bool
-}
-
-func newHub() *hub { return &hub{subs: map[chan struct{}]struct{}{}, done: make(chan struct{})} }
-
-// subscribe returns a channel woken at each publish, and the function that
-// removes it.
-func (h *hub) subscribe() (<-chan struct{}, func()) {
-	c := make(chan struct{}, 1)
-	h.mu.Lock()
-	h.subs[c] = struct{}{}
-	h.mu.Unlock()
-	return c, func() {
-		h.mu.Lock()
-		delete(h.subs, c)
-		h.mu.Unlock()
-	}
-}
-
-// publish wakes every subscriber; one already awake is not woken twice.
-func (h *hub) publish() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for c := range h.subs {
-		select {
-		case c <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// subscribers is how many streams are open.
-func (h *hub) subscribers() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.subs)
-}
-
-// close ends every stream.
-func (h *hub) close() {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if !h.closed {
-		h.closed = true
-		close(h.done)
-	}
 }

@@ -126,9 +126,13 @@ func summary(n *narrator, s replicaset.Stats, faults int64, c check) string {
 	informers := 2
 	listings := n.countWith(trace.StageReflector, "phase", trace.KeyPhase, "listing")
 	watches := n.count(trace.StageListWatch, "watch opened")
-	fmt.Fprintf(&out, `
-summary
-  watch events received: %d ADDED, %d MODIFIED, %d DELETED, %d BOOKMARK
+	fmt.Fprintf(&out, "\nsummary\n  informer:              %s\n", n.t.informerName(n.informer))
+	if n.informer == todayInformer {
+		fmt.Fprintf(&out, "  today's hops:          %d ReplacedAll (a list or relist, one item each), %d batches (%d deltas), %d bookmark deltas\n",
+			n.count(trace.StageInformer, "cache replace"), n.count(trace.StageDeltaFIFO, "pop batch"),
+			n.sum(trace.StageDeltaFIFO, "pop batch"), n.count(trace.StageInformer, "store bookmark"))
+	}
+	fmt.Fprintf(&out, `  watch events received: %d ADDED, %d MODIFIED, %d DELETED, %d BOOKMARK
   relists:               %d (a list after the first, per informer: after 410 Expired or a failure)
   watch restarts:        %d (a new watch after the first, per informer)
   tombstones:            %d (deletes learned from a relist, not from a watch event)
@@ -140,7 +144,7 @@ summary
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "DELETED"),
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "BOOKMARK"),
 		max(0, listings-informers), max(0, watches-informers),
-		n.count(trace.StageDeltaFIFO, "tombstone queued"), faults, s, c.replicas)
+		tombstones(n), faults, s, c.replicas)
 	for _, r := range slices.Sorted(maps.Keys(c.caches)) {
 		fmt.Fprintf(&out, "                         %s cache equals the server: %s\n", r, c.caches[r])
 	}
@@ -150,6 +154,16 @@ summary
 	}
 	fmt.Fprintf(&out, "  final check %s\n", verdict)
 	return out.String()
+}
+
+// tombstones is how many deletes the informers learned from a relist: the
+// DeltaFIFO's queued tombstones, or, with today's informer, the keys a
+// ReplacedAll found gone.
+func tombstones(n *narrator) int {
+	if n.informer == todayInformer {
+		return n.count(trace.StageInformer, "cache delete (tombstone: final state unknown)")
+	}
+	return n.count(trace.StageDeltaFIFO, "tombstone queued")
 }
 
 // summaryZH is the summary in Chinese, counted the same way.
@@ -162,9 +176,13 @@ func summaryZH(n *narrator, s replicaset.Stats, faults int64, c check) string {
 	if c.counted {
 		replicas = fmt.Sprintf("%d 个 pod，status 里 %d 个副本、%d 个就绪，期望 %d 个", c.active, c.statusReplicas, c.ready, c.wantRep)
 	}
-	fmt.Fprintf(&out, `
-总结
-  收到的监听事件：  ADDED %d 个，MODIFIED %d 个，DELETED %d 个，BOOKMARK（书签）%d 个
+	fmt.Fprintf(&out, "\n总结\n  通知器：          %s\n", n.t.informerName(n.informer))
+	if n.informer == todayInformer {
+		fmt.Fprintf(&out, "  今天的各跳：      ReplacedAll %d 个（每次列举或全量同步一个条目），批次 %d 个（共 %d 个增量），书签增量 %d 个\n",
+			n.count(trace.StageInformer, "cache replace"), n.count(trace.StageDeltaFIFO, "pop batch"),
+			n.sum(trace.StageDeltaFIFO, "pop batch"), n.count(trace.StageInformer, "store bookmark"))
+	}
+	fmt.Fprintf(&out, `  收到的监听事件：  ADDED %d 个，MODIFIED %d 个，DELETED %d 个，BOOKMARK（书签）%d 个
   全量同步：        %d 次（每个通知器第一次之后的列举：在 410 过期或失败之后）
   重新监听：        %d 次（每个通知器第一次之后的新监听）
   墓碑：            %d 个（从全量同步而不是从监听事件得知的删除）
@@ -176,7 +194,7 @@ func summaryZH(n *narrator, s replicaset.Stats, faults int64, c check) string {
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "DELETED"),
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "BOOKMARK"),
 		max(0, listings-informers), max(0, watches-informers),
-		n.count(trace.StageDeltaFIFO, "tombstone queued"), faults,
+		tombstones(n), faults,
 		s.Reconciles, s.PodsCreated, s.PodsDeleted, s.StatusWrites, s.Retries, s.Dropped, replicas)
 	for _, r := range slices.Sorted(maps.Keys(c.caches)) {
 		same := c.caches[r]

@@ -4,22 +4,20 @@ import "fmt"
 
 // tour is what to try, with the server's real address and the
 // resourceVersion of a real list of pods filled in.
-func tour(url, listRV string) string { return englishTexts.tour(url, listRV) }
+func tour(url, listRV string, inf informerKind) string { return englishTexts.tour(url, listRV, inf) }
 
-// tour is the tour in t's language.
-func (t *texts) tour(url, listRV string) string {
+// tour is the tour in t's language, for the informer that runs.
+func (t *texts) tour(url, listRV string, inf informerKind) string {
 	k := "kubectl --server " + url
 	if t.lang == chinese {
-		return fmt.Sprintf(tourZH, url, k, listRV)
+		return fmt.Sprintf(tourZH, url, k, listRV, tourPipelineZH[inf])
 	}
 	return fmt.Sprintf(`
 kinformer demo: a fake Kubernetes API server on %[1]s, two informers
 (replicasets, pods) sharing one factory, a ReplicaSet controller with a
 work queue, a kubelet that starts pods, and a chaos loop. Ctrl-C stops it.
 
-Each line below is one change travelling the pipeline the articles draw:
-server commit → watch frame → DeltaFIFO → cache → handler → work queue → worker.
-
+%[4]s
 Try, in another terminal:
   1. List, as article 004 does with curl (this list was at resourceVersion %[3]s):
        curl %[1]s/api/v1/namespaces/default/pods
@@ -45,7 +43,45 @@ Try, in another terminal:
      and see 410 yourself: after the compact, a watch from the old version answers 410 Expired:
        curl "%[1]s/api/v1/namespaces/default/pods?watch=true&resourceVersion=%[3]s"
 
-`, url, k, listRV)
+`, url, k, listRV, tourPipeline[inf])
+}
+
+// tourPipeline says which informer runs and what its lines show.
+var tourPipeline = map[informerKind]string{
+	articlesInformer: `Informer: the articles' (--informer articles): list then watch, a DeltaFIFO that
+finds deletions in the cache (KnownObjects), one delta at a time under its lock.
+Each line below is one change travelling the pipeline the articles draw:
+server commit → watch frame → DeltaFIFO → cache → handler → work queue → worker.
+(--informer today runs client-go 1.36's informer instead.)
+`,
+	todayInformer: `Informer: today's, client-go 1.36's (--informer today, the default). The articles
+draw list then watch and a DeltaFIFO; client-go 1.36 streams the list (one watch:
+initial events, then a bookmark), queues into a RealFIFO whose relist is one
+ReplacedAll item (the cache replaced in one step), pops watch events queued
+together as one batch (one store transaction), records bookmarks in the store,
+and releases the queue's lock while the handlers run. Each line below is one
+change travelling that pipeline:
+server commit → watch frame → RealFIFO → cache → handler → work queue → worker.
+(--informer articles runs the articles' informer instead.)
+`,
+}
+
+// tourPipelineZH is tourPipeline in Chinese.
+var tourPipelineZH = map[informerKind]string{
+	articlesInformer: `通知器：文章里的（--informer articles）：先列举再监听，增量队列（DeltaFIFO）
+在本地缓存里找删除（KnownObjects），持锁逐个处理增量。
+下面每一行是一次变更走完文章所画的整条流水线：
+服务器提交 → 监听帧 → 增量队列（DeltaFIFO）→ 本地缓存 → 事件处理器 → 工作队列 → worker。
+（--informer today 改为运行 client-go 1.36 的通知器。）
+`,
+	todayInformer: `通知器：今天的，即 client-go 1.36 的（--informer today，默认）。文章画的是先列举
+再监听和增量队列（DeltaFIFO）；client-go 1.36 流式列举（一个监听：先是初始事件，
+再是一个书签），放进增量队列（RealFIFO）：一次全量同步是一个 ReplacedAll 条目
+（本地缓存一步替换），一起排队的监听事件整批出队（一次存储事务），书签记进存储，
+事件处理器运行时释放队列锁。下面每一行是一次变更走完这条流水线：
+服务器提交 → 监听帧 → 增量队列（RealFIFO）→ 本地缓存 → 事件处理器 → 工作队列 → worker。
+（--informer articles 改为运行文章里的通知器。）
+`,
 }
 
 // tourZH is the tour in Chinese, in the words of docs/glossary.md; the
@@ -55,9 +91,7 @@ kinformer 演示：一个假的 Kubernetes API 服务器（在 %[1]s），两个
 （replicasets、pods）共用一个通知器工厂，一个带工作队列的 ReplicaSet 控制器，
 一个启动 pod 的 kubelet，还有一个混沌循环。按 Ctrl-C 停止。
 
-下面每一行是一次变更走完文章所画的整条流水线：
-服务器提交 → 监听帧 → 增量队列（DeltaFIFO）→ 本地缓存 → 事件处理器 → 工作队列 → worker。
-
+%[4]s
 在另一个终端里试试：
   1. 像文章 004 用 curl 那样列举（这次列举的资源版本 resourceVersion 是 %[3]s）：
        curl %[1]s/api/v1/namespaces/default/pods

@@ -37,6 +37,7 @@ func ev(at time.Duration, stage, what string, kv ...string) trace.Event {
 // trace events alone.
 func TestAggregator_CountsEveryBoxFromTheTrace(t *testing.T) {
 	a := newAggregator(t0, nil)
+	a.informer = articlesInformer // a DeltaFIFO's trace
 	const pods = "pods"
 	for _, e := range []trace.Event{
 		ev(0, "reflector", "phase", "resource", pods, "phase", "listing", "reason", "start"),
@@ -108,6 +109,65 @@ func TestAggregator_CountsEveryBoxFromTheTrace(t *testing.T) {
 	require.Len(t, evs, 2)
 	require.Equal(t, 1, skipped)
 	require.Equal(t, s.Seq, evs[1].Seq)
+}
+
+// Today's informer (--informer today): a relist is one item in the
+// RealFIFO however many objects it carries, a batch counts its deltas, and
+// a ReplacedAll or a batch is one cache write whose keys follow; the cache
+// box shows the store's last synced version.
+func TestAggregator_TodaysQueueCountsARelistAsOneItem(t *testing.T) {
+	a := newAggregator(t0, nil)
+	const pods = "pods"
+	for _, e := range []trace.Event{
+		ev(0, "reflector", "phase", "resource", pods, "phase", "listing", "reason", "start"),
+		ev(0, "reflector", "streaming list", "resource", pods, "rv", ""),
+		ev(0, "reflector", "initial events end", "resource", pods, "rv", "10", "n", "3"),
+		ev(0, "deltafifo", "replace", "resource", pods, "n", "3", "rv", "10"),
+		ev(0, "deltafifo", "delta queued", "resource", pods, "type", "ReplacedAll", "key", "", "rv", "10", "n", "1"),
+		ev(0, "deltafifo", "pop", "resource", pods, "key", "", "deltas", "ReplacedAll", "rv", "10", "n", "0", "unlocked", "true"),
+		ev(0, "informer", "cache replace", "resource", pods, "n", "3", "rv", "10", "gone", "0"),
+		ev(0, "informer", "cache add", "resource", pods, "key", "default/a", "rv", "4", "delta", "ReplacedAll", "in", "replace"),
+		ev(0, "informer", "cache add", "resource", pods, "key", "default/b", "rv", "5", "delta", "ReplacedAll", "in", "replace"),
+		ev(0, "informer", "cache add", "resource", pods, "key", "default/c", "rv", "6", "delta", "ReplacedAll", "in", "replace"),
+	} {
+		a.event(e)
+	}
+	s := a.snapshot(t0)
+	require.Equal(t, "today", s.Informer)
+	require.Equal(t, "RealFIFO", s.QueueName)
+	require.Equal(t, reflectorView{Resource: pods, Phase: "listing", Reason: "start", LastRV: "10", Lists: 1, Watches: 1}, s.Reflectors[0],
+		"the streaming list is the first watch")
+	require.Equal(t, fifoView{Resource: pods, Queued: 1, Popped: 1, Replaces: 1, ReplacedAll: 1}, s.FIFOs[0], "a relist of 3 is one item")
+	require.Equal(t, cacheView{Resource: pods, Size: 3, Writes: 1, SyncRV: "10"}, s.Caches[0], "one write, three keys")
+
+	for _, e := range []trace.Event{
+		ev(0, "deltafifo", "delta queued", "resource", pods, "type", "Added", "key", "default/d", "rv", "11", "n", "1"),
+		ev(0, "deltafifo", "delta queued", "resource", pods, "type", "Deleted", "key", "default/a", "rv", "12", "n", "2"),
+		ev(0, "deltafifo", "delta queued", "resource", pods, "type", "Updated", "key", "default/b", "rv", "13", "n", "3"),
+	} {
+		a.event(e)
+	}
+	require.Equal(t, 3, a.snapshot(t0).FIFOs[0].Depth, "the RealFIFO's depth is its deltas")
+	for _, e := range []trace.Event{
+		ev(0, "deltafifo", "pop batch", "resource", pods, "n", "3", "keys", "default/d..default/b", "left", "0", "unlocked", "true"),
+		ev(0, "informer", "cache transaction", "resource", pods, "n", "3", "key", "default/d..default/b"),
+		ev(0, "informer", "cache add", "resource", pods, "key", "default/d", "rv", "11", "delta", "Added", "in", "transaction"),
+		ev(0, "informer", "cache delete", "resource", pods, "key", "default/a", "rv", "12", "delta", "Deleted", "in", "transaction"),
+		ev(0, "informer", "cache update", "resource", pods, "key", "default/b", "rv", "13", "delta", "Updated", "in", "transaction"),
+		ev(0, "deltafifo", "delta queued", "resource", pods, "type", "Bookmark", "key", "", "rv", "20", "n", "1"),
+		ev(0, "deltafifo", "pop", "resource", pods, "key", "", "deltas", "Bookmark", "rv", "20", "n", "0", "unlocked", "true"),
+		ev(0, "informer", "store bookmark", "resource", pods, "rv", "20"),
+	} {
+		a.event(e)
+	}
+	s = a.snapshot(t0)
+	require.Equal(t, fifoView{Resource: pods, Queued: 5, Popped: 5, Replaces: 1, ReplacedAll: 1, Batches: 1}, s.FIFOs[0])
+	require.Equal(t, cacheView{Resource: pods, Size: 3, Writes: 2, SyncRV: "20"}, s.Caches[0])
+	var keys []string
+	for _, p := range s.Pods {
+		keys = append(keys, p.Key+"@"+p.RV)
+	}
+	require.Equal(t, []string{"default/b@13", "default/c@6", "default/d@11"}, keys)
 }
 
 // The log is a ring: the oldest events go, the order stays.

@@ -16,6 +16,10 @@
 // It waits for its caches to sync before its workers start, prints its
 // counters whenever they change, and on SIGINT or SIGTERM stops taking
 // work, finishes what is queued, prints the counters and exits 0.
+//
+// --informer picks the informers' pipeline, as cmd/demo's does: today
+// (the default: client-go 1.36's streaming list and RealFIFO) or articles
+// (the articles' list then watch and DeltaFIFO).
 package main
 
 import (
@@ -58,6 +62,21 @@ type options struct {
 	resync    time.Duration
 	trace     bool
 	stages    map[string]bool // nil: every stage
+	informer  string          // --informer: today or articles
+}
+
+// withInformer sets, in the factory's options, the knobs that pick the
+// informer --informer names (cmd/demo's pipeline.go says what each runs).
+// Once informer.Pipeline exists, each case is o.Pipeline =
+// informer.Today or informer.Articles.
+func withInformer(name string, o informer.FactoryOptions) informer.FactoryOptions {
+	switch name {
+	case "articles":
+		o.Queue, o.RealFIFO, o.UseWatchList = informer.DeltaFIFOQueue, informer.RealFIFOFeatures{}, false
+	default:
+		o.Queue, o.RealFIFO, o.UseWatchList = informer.RealFIFOQueue, informer.ClientGo136(), true
+	}
+	return o
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -69,8 +88,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	resync := fs.Duration("resync", 30*time.Second, "how often every ReplicaSet is queued again even without events (0: never)")
 	traced := fs.Bool("trace", false, "print trace events to stderr, one per line")
 	stages := fs.String("trace-stages", "controller,workqueue", `which stages --trace prints, comma-separated, or "all"`)
+	inf := fs.String("informer", "today", "the informers' pipeline: today (client-go 1.36's) or articles (list then watch, DeltaFIFO)")
 	if err := fs.Parse(args); err != nil {
 		return options{}, err
+	}
+	if *inf != "today" && *inf != "articles" {
+		return options{}, fmt.Errorf("--informer %q: want articles or today", *inf)
 	}
 	if fs.NArg() > 0 {
 		return options{}, fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -78,7 +101,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if *workers < 1 {
 		return options{}, fmt.Errorf("--workers must be at least 1, not %d", *workers)
 	}
-	o := options{config: *cfg, namespace: *namespace, workers: *workers, resync: *resync, trace: *traced}
+	o := options{config: *cfg, namespace: *namespace, workers: *workers, resync: *resync, trace: *traced, informer: *inf}
 	if *stages != "all" {
 		o.stages = map[string]bool{}
 		for _, s := range strings.Split(*stages, ",") {
@@ -114,16 +137,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{
+	factory := informer.NewSharedInformerFactory(client, withInformer(o.informer, informer.FactoryOptions{
 		DefaultResync: o.resync, Namespace: o.namespace, Logger: logger, Tracer: tracer,
-	})
+	}))
 	c, err := replicaset.NewReplicaSetController(replicaset.Options{
 		Client: client, Factory: factory, Workers: o.workers, Logger: logger, Tracer: tracer,
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "reconciling the ReplicaSets of %s on %s with %d workers\n", namespaceName(o.namespace), o.config.Server, o.workers)
+	fmt.Fprintf(stdout, "reconciling the ReplicaSets of %s on %s with %d workers (informer: %s)\n", namespaceName(o.namespace), o.config.Server, o.workers, o.informer)
 	factory.Start(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { printStats(ctx, c, stdout) })

@@ -38,8 +38,14 @@ func webReplicaSet(replicas int32) *api.ReplicaSet {
 
 // The program against a fake API server holding a ReplicaSet of 2: it
 // creates the 2 pods, and when its context is cancelled (SIGINT) it drains,
-// prints its counters and returns nil.
+// prints its counters and returns nil; with either informer.
 func TestRun_CreatesPodsAndStopsCleanly(t *testing.T) {
+	for _, inf := range []string{"today", "articles"} {
+		t.Run(inf, func(t *testing.T) { createsPodsAndStopsCleanly(t, inf) })
+	}
+}
+
+func createsPodsAndStopsCleanly(t *testing.T, inf string) {
 	srv := fakeapiserver.New(fakeapiserver.Options{})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
@@ -52,7 +58,7 @@ func TestRun_CreatesPodsAndStopsCleanly(t *testing.T) {
 	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"--server", hs.URL, "--workers", "1", "--trace", "--trace-stages", "controller"}, stdout, stderr)
+		done <- run(ctx, []string{"--server", hs.URL, "--workers", "1", "--trace", "--trace-stages", "controller", "--informer", inf}, stdout, stderr)
 	}()
 
 	require.Eventually(t, func() bool {
@@ -70,7 +76,7 @@ func TestRun_CreatesPodsAndStopsCleanly(t *testing.T) {
 	case <-time.After(deadline):
 		t.Fatal("run did not return after its context was cancelled")
 	}
-	assert.Contains(t, stdout.String(), "reconciling the ReplicaSets of namespace default on "+hs.URL+" with 1 workers")
+	assert.Contains(t, stdout.String(), "reconciling the ReplicaSets of namespace default on "+hs.URL+" with 1 workers (informer: "+inf+")")
 	assert.Contains(t, stdout.String(), "stopped: reconciles=")
 	assert.Contains(t, stdout.String(), "podsCreated=2 ")
 	assert.Contains(t, stderr.String(), "controller: pod created key=default/web-")
@@ -80,7 +86,7 @@ func TestRun_CreatesPodsAndStopsCleanly(t *testing.T) {
 }
 
 func TestRun_RejectsBadFlags(t *testing.T) {
-	for _, args := range [][]string{{"extra"}, {"--workers", "0"}, {"--no-such-flag"}} {
+	for _, args := range [][]string{{"extra"}, {"--workers", "0"}, {"--no-such-flag"}, {"--informer", "1.33"}} {
 		err := run(context.Background(), args, &syncbuf.Buffer{}, &syncbuf.Buffer{})
 		assert.Error(t, err, "%q", args)
 	}

@@ -22,7 +22,11 @@ const I18N = {
     queued: 'queued', popped: 'popped', tombstones: 'tombstones', size: 'objects', pending: 'pending', delivered: 'delivered',
     listing: 'listing', watching: 'watching', 'backing off': 'backing off', stopped: 'stopped',
     none: 'none', slowOn: 'slow: on', failLeft: 'to fail', skipped: 'events not shown (too many at once)', filtered: 'showing the path of',
-    noDelays: 'none waiting', last: 'last reconcile'
+    noDelays: 'none waiting', last: 'last reconcile',
+    informer_today: "informer: today's (client-go 1.36)", informer_articles: "informer: the articles'",
+    reflectorHintToday: 'streaming list (initial events, then a bookmark), then the same watch goes on',
+    realfifo: 'RealFIFO', realfifoHint: 'every delta in order; a relist is one ReplacedAll item',
+    replacedAll: 'relists as one item', batches: 'batches', syncRV: 'store at rv'
   },
   zh: {
     title: 'kinformer：Informer 流水线实时视图', connecting: '连接中…', live: '实时', ended: '演示已停止',
@@ -42,7 +46,11 @@ const I18N = {
     queued: '入队', popped: '弹出', tombstones: '墓碑（tombstone）', size: '对象数', pending: '待处理通知', delivered: '已送达',
     listing: '列举中', watching: '监听中', 'backing off': '退避中', stopped: '已停止',
     none: '无', slowOn: '变慢：开', failLeft: '次待失败', skipped: '条事件未显示（一次太多）', filtered: '正在显示路径：',
-    noDelays: '没有等待中的键', last: '最近一次调谐'
+    noDelays: '没有等待中的键', last: '最近一次调谐',
+    informer_today: '通知器：今天的（client-go 1.36）', informer_articles: '通知器：文章里的',
+    reflectorHintToday: '流式列举（先是初始事件，再是一个书签），然后同一个监听继续',
+    realfifo: '增量队列 RealFIFO', realfifoHint: '按到达顺序的每个增量；一次全量同步是一个 ReplacedAll 条目',
+    replacedAll: '一个条目的全量同步', batches: '批次', syncRV: '存储到达的 rv'
   }
 };
 
@@ -89,8 +97,22 @@ function bar(value, max) {
   return b;
 }
 
+// relabel sets an element's label key (data-i18n) and its text.
+function relabel(id, key) {
+  $(id).dataset.i18n = key;
+  $(id).textContent = t(key);
+}
+
 function render(s) {
   $('uptime').textContent = s.t.toFixed(1);
+  // Which informer runs (--informer): it names the queue and its numbers.
+  const today = s.informer === 'today';
+  $('informer').textContent = t('informer_' + s.informer);
+  $('informer').dataset.informer = s.informer;
+  relabel('reflector-hint', today ? 'reflectorHintToday' : 'reflectorHint');
+  relabel('fifo-title', s.queueName === 'RealFIFO' ? 'realfifo' : 'fifo');
+  relabel('fifo-hint', s.queueName === 'RealFIFO' ? 'realfifoHint' : 'fifoHint');
+  $('fifo-source').href = s.queueName === 'RealFIFO' ? 'src/deltafifo/the_real_fifo.go' : 'src/deltafifo/delta_fifo.go';
   // Reflector
   const refl = $('reflectors');
   refl.replaceChildren();
@@ -112,12 +134,17 @@ function render(s) {
   fifos.replaceChildren();
   for (const f of s.fifos || []) {
     fifos.append(el('div', 'res', f.resource), row(t('depth'), f.depth), bar(f.depth, 20),
-      row(t('queued'), f.queued), row(t('popped'), f.popped), row(t('tombstones'), f.tombstones));
+      row(t('queued'), f.queued), row(t('popped'), f.popped));
+    if (today) fifos.append(row(t('replacedAll'), f.replacedAll), row(t('batches'), f.batches));
+    else fifos.append(row(t('tombstones'), f.tombstones));
   }
   // Indexer and handlers
   const caches = $('caches');
   caches.replaceChildren();
-  for (const c of s.caches || []) caches.append(row(c.resource + ' · ' + t('size'), c.size));
+  for (const c of s.caches || []) {
+    caches.append(row(c.resource + ' · ' + t('size'), c.size));
+    if (today) caches.append(row(c.resource + ' · ' + t('syncRV'), c.syncRV || '-'));
+  }
   const hs = $('handlers');
   hs.replaceChildren();
   for (const h of s.handlers || []) {
