@@ -106,6 +106,7 @@ func (e *scEnv) informer() *sharedIndexInformer {
 	lw := listwatch.NewFilteredListWatchFromClient(e.client, e.resource, api.NamespaceDefault, nil)
 	inf := NewSharedIndexInformerWithOptions(lw, e.resource.New(), SharedIndexInformerOptions{
 		ResyncPeriod: e.resync,
+		Pipeline:     Articles,
 		Queue:        e.queueKind,
 		UseWatchList: e.watchList,
 		Logger:       scQuietLogger,
