@@ -104,29 +104,56 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
-// runScenarioScript runs one script in a synctest bubble, logging each
-// command and its output (visible with -v), and compares or rewrites the
-// expected output.
+// scenarioPipelines are the informers every script runs under, each in a
+// subtest of its name: the articles' informer, then today's.
+var scenarioPipelines = []Pipeline{Articles, Today}
+
+// runScenarioScript runs one script under each of scenarioPipelines, each
+// run in its own synctest bubble, logging each command and its output
+// (visible with -v), and compares the output with what the file expects
+// of that informer, or, with -update, rewrites it: once where both
+// informers print the same, both side by side where they differ.
 func runScenarioScript(t *testing.T, file string) {
 	f, err := script.Read(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	synctest.Test(t, func(t *testing.T) {
-		env := newScenarioEnv(t)
-		t.Cleanup(env.teardown)
-		for i, s := range f.Steps {
-			got, err := env.run(s.Command)
-			if err != nil {
-				t.Fatalf("%s:%d: > %s: %v", file, s.Line, s.Command, err)
-			}
-			t.Logf("> %s\n%s", s.Command, strings.Join(got, "\n"))
-			if err := f.Check(i, got, *updateScenarios, "go test ./informer -run TestScenarios -update"); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
+	names := make([]string, len(scenarioPipelines))
+	got := make([][][]string, len(f.Steps)) // step, pipeline: output
+	for i := range got {
+		got[i] = make([][]string, len(scenarioPipelines))
+	}
+	for j, p := range scenarioPipelines {
+		names[j] = p.String()
+		t.Run(p.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				env := newScenarioEnv(t)
+				env.pipeline = p
+				t.Cleanup(env.teardown)
+				for i, s := range f.Steps {
+					out, err := env.run(s.Command)
+					if err != nil {
+						t.Fatalf("%s:%d: > %s (%s): %v", file, s.Line, s.Command, p, err)
+					}
+					if out == nil {
+						out = []string{}
+					}
+					got[i][j] = out
+					t.Logf("> %s\n%s", s.Command, strings.Join(out, "\n"))
+					if *updateScenarios {
+						continue
+					}
+					if err := f.CheckVariant(i, p.String(), out, "go test ./informer -run TestScenarios -update"); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+		})
+	}
 	if *updateScenarios && !t.Failed() {
+		for i := range f.Steps {
+			f.SetVariants(i, names, got[i])
+		}
 		if err := f.Write(); err != nil {
 			t.Fatal(err)
 		}
