@@ -140,7 +140,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	podClient := listwatch.For[*api.Pod](client, listwatch.Pods)
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Tracer: tr, Logger: quietLog})
+	// The articles' informer: the demo narrates their pipeline (a list,
+	// the DeltaFIFO, one delta at a time).
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Pipeline: informer.Articles, Tracer: tr, Logger: quietLog})
 	ctrl, err := replicaset.NewReplicaSetController(replicaset.Options{Client: client, Factory: factory,
 		Workers: o.workers, Tracer: tr, Logger: quietLog, MetricsProvider: metrics, FailReconcile: page.failReconcile})
 	if err != nil {
