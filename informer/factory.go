@@ -95,7 +95,8 @@ type FactoryOptions struct {
 	// 1.35) decides for every reflector in the process.
 	UseWatchList bool
 	// RealFIFO is every informer's SharedIndexInformerOptions.RealFIFO:
-	// client-go 1.36's queue modes, with Queue RealFIFOQueue.
+	// client-go 1.36's queue modes, with Pipeline Articles and Queue
+	// RealFIFOQueue.
 	RealFIFO RealFIFOFeatures
 }
 

@@ -24,7 +24,14 @@ import (
 //	go test ./informer -run TestScenarios -update
 //	go test ./informer -run TestScenarios/03-tombstone-after-outage -v
 //
-// Every script runs inside a testing/synctest bubble: time is fake (it
+// Every script runs twice, under the articles' informer (subtest
+// "articles", Pipeline Articles) and today's (subtest "today", Pipeline
+// Today); where the two print differently, the script holds both outputs,
+// each under a header line "[articles]" or "[today]" (internal/script),
+// and -update writes them so. docs/scenarios.md, "Two informers, one
+// script".
+//
+// Each run is inside a testing/synctest bubble: time is fake (it
 // only moves on "tick"), the server is reached over net.Pipe connections,
 // and after every command the harness waits until every goroutine of the
 // pipeline is blocked before printing. The queue between Reflector and
@@ -40,7 +47,8 @@ import (
 //	informer [pods|configmaps] [real] [resync=D] [watchlist]
 //	                                   the informer: resource (default pods), RealFIFO
 //	                                   instead of DeltaFIFO, default resync period,
-//	                                   streaming list (SharedIndexInformerOptions.UseWatchList)
+//	                                   streaming list (SharedIndexInformerOptions.UseWatchList);
+//	                                   real and watchlist only matter under Articles
 //	handler NAME [resync=D] [feeds] [blocked]
 //	                                   add a handler; after start it is a late handler and
 //	                                   gets the cache replayed; "feeds" makes it the (one)
@@ -79,7 +87,8 @@ import (
 //	expect WHAT VALUE...               fail the script unless it holds (-update cannot
 //	                                   change it): rv N | lists N | watches N |
 //	                                   cache KEY@RV... | pending NAME N | requeues KEY N |
-//	                                   workqueue KEY...
+//	                                   workqueue KEY...; a VALUE articles=V or today=V
+//	                                   holds under that informer only
 //
 // Output: the trace lines (trace.Event.String) of the stages selected
 // (default: reflector, deltafifo, informer, workqueue, controller), then

@@ -199,7 +199,7 @@ type sharedIndexInformer struct {
 	objectType    api.Object
 	pipeline      Pipeline // as asked for; queueKind, realFIFO and useWatchList are what it came to
 	queueKind     QueueKind
-	realFIFO      RealFIFOFeatures // zero unless queueKind is RealFIFOQueue
+	realFIFO      RealFIFOFeatures // zero unless queueKind is RealFIFOQueue; ClientGo136 under Today
 	clock         clock.Clock
 	logger        *slog.Logger
 	// tracer is the Tracer of the options, tagged with the resource; the
@@ -276,9 +276,10 @@ func NewSharedIndexInformerWithOptions(lw listwatch.ListerWatcher, exampleObject
 }
 
 // Run implements SharedIndexInformer: the walk-through of "Kubernetes 源码阅读
-// - Informer", sharedIndexInformer.Run. Build the queue with the cache as
-// its KnownObjects (so a relist can find deletions and a resync can replay
-// the cache) and with Replaced deltas; build the controller with
+// - Informer", sharedIndexInformer.Run. Build the queue (newQueue: under
+// Articles a DeltaFIFO with the cache as its KnownObjects, so a relist can
+// find deletions and a resync can replay the cache, and with Replaced
+// deltas; under Today an atomic RealFIFO, which needs no KnownObjects); build the controller with
 // HandleDeltas as its Process and the processor's shouldResync as its
 // ShouldResync; start the listeners; run the controller until ctx ends;
 // then stop the listeners.
