@@ -14,6 +14,7 @@ import (
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )
 
@@ -73,22 +74,32 @@ func TestInformer_ArticlesAndTodayEndWithTheSameCache(t *testing.T) {
 		pipeline Pipeline
 		lw       *listCounter
 		inf      SharedIndexInformer
+		rec      *trace.Recorder
 	}
 	var runs []*run
 	for _, p := range []Pipeline{Articles, Today} {
 		lw := e.listWatch(listwatch.ConfigMaps, nil).(*listCounter)
+		rec := trace.NewRecorder()
 		inf := NewSharedIndexInformerWithOptions(lw, &api.ConfigMap{}, testOptions(t, SharedIndexInformerOptions{
 			Pipeline: p, // the articles' informer, then today's
 			Clock:    e.clock, Logger: testLogger(t, fmt.Sprintf("(%s informer, expected in this test)", p)),
-			Tracer: e.tracer.With(slog.String("pipeline", p.String())),
+			Tracer: trace.Tee(e.tracer.With(slog.String("pipeline", p.String())), rec.Tracer()),
 		}))
 		runInformer(t, inf)
-		runs = append(runs, &run{pipeline: p, lw: lw, inf: inf})
+		runs = append(runs, &run{pipeline: p, lw: lw, inf: inf, rec: rec})
 	}
 	e.eventually(func() bool {
 		return runs[0].inf.HasSynced() && runs[1].inf.HasSynced() && e.srv.OpenWatches("configmaps") == 2
 	}, "both synced and watching")
 
+	caughtUp := func() bool {
+		for _, r := range runs {
+			if r.inf.LastSyncResourceVersion() != e.srv.ResourceVersion() {
+				return false
+			}
+		}
+		return true
+	}
 	rnd := rand.New(rand.NewPCG(24, 24))
 	live := map[string]bool{}
 	const ops = 300
@@ -106,6 +117,10 @@ func TestInformer_ArticlesAndTodayEndWithTheSameCache(t *testing.T) {
 			e.update(&api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"op": strconv.Itoa(op)}})
 		}
 		switch op % 60 {
+		case 5, 30:
+			// Let both catch up, so that the writes until the next fault
+			// reach them as watch events, not only through relists.
+			e.eventually(caughtUp, "both informers caught up at op %d", op)
 		case 10:
 			t.Logf("test: op %d: every watch cut; each resumes from its last version", op)
 			e.srv.CloseWatches()
@@ -141,6 +156,13 @@ func TestInformer_ArticlesAndTodayEndWithTheSameCache(t *testing.T) {
 	}
 	require.Greater(t, runs[0].lw.lists.Load(), int32(1), "the articles' informer relisted")
 	require.Greater(t, runs[1].lw.lists.Load(), int32(1), "today's informer relisted")
+	// The two roads: deletes missed in an outage came back to the articles'
+	// informer as tombstones its DeltaFIFO queued; today's queue made none,
+	// its relists were ReplacedAll items applied in one cache write each.
+	require.NotEmpty(t, eventsOf(runs[0].rec, trace.StageDeltaFIFO, "tombstone queued"), "articles: tombstones")
+	require.Empty(t, eventsOf(runs[0].rec, trace.StageInformer, "cache replace"), "articles: no ReplacedAll")
+	require.Empty(t, eventsOf(runs[1].rec, trace.StageDeltaFIFO, "tombstone queued"), "today: no tombstones")
+	require.Greater(t, len(eventsOf(runs[1].rec, trace.StageInformer, "cache replace")), 1, "today: the first list and the relists, each one ReplacedAll")
 }
 
 // cacheVersions turns cachedKeys' "ns/name@rv" into key -> resourceVersion.
