@@ -23,6 +23,11 @@
 //  7. a handler puts the object's key on a work queue, and a worker
 //     reconciles it, reading the object back from the cache.
 //
+// These are the steps of the articles' informer (Pipeline Articles).
+// Today's, the default, takes the same seven with other pieces: a
+// streaming list in step 1, one item per relist in step 2, batches in
+// steps 3-5 (see "Two informers" below).
+//
 // Step 6 is where sharing happens. Every controller in a process that
 // watches pods should share one list, one watch and one cache ("informer"
 // notes, §2.5), so the informer lets any number of handlers register
@@ -128,7 +133,7 @@
 //   - RemoveEventHandler is final when it returns, even from inside the
 //     handler's own call: nothing more reaches that handler (client-go's
 //     removal is asynchronous).
-//   - Two informers, one option apart (Pipeline, below): client-go has
+//   - Two informers, one option apart (Pipeline, above): client-go has
 //     only today's, and reaches the articles' pieces only through its
 //     feature gates, most of them locked on.
 //   - SharedInformerFactory.InformerFor takes a listwatch.Resource instead
