@@ -208,14 +208,17 @@ func reportEvents(b *testing.B, events int) {
 	b.ReportMetric(perOp/float64(events), "ns/event")
 }
 
-// The informers the pipeline benchmarks compare: the articles' DeltaFIFO,
-// the RealFIFO of the InOrderInformers gate (1.33), and the RealFIFO with
-// client-go 1.36's modes (atomic relists, unlocking while processing,
-// batches of up to 1,000 deltas in one cache transaction).
+// The informers the pipeline benchmarks compare, all the articles'
+// informer (informer.Articles: list then watch, which the benchmarks'
+// servers answer; they serve no streaming list) with one queue or
+// another: the articles' DeltaFIFO, the RealFIFO of the InOrderInformers
+// gate (1.33), and the RealFIFO with client-go 1.36's modes (atomic
+// relists, unlocking while processing, batches of up to 1,000 deltas in
+// one cache transaction).
 var (
-	deltaFIFO   = informer.SharedIndexInformerOptions{Queue: informer.DeltaFIFOQueue}
-	realFIFO    = informer.SharedIndexInformerOptions{Queue: informer.RealFIFOQueue}
-	realFIFO136 = informer.SharedIndexInformerOptions{Queue: informer.RealFIFOQueue, RealFIFO: informer.ClientGo136()}
+	deltaFIFO   = informer.SharedIndexInformerOptions{Pipeline: informer.Articles, Queue: informer.DeltaFIFOQueue}
+	realFIFO    = informer.SharedIndexInformerOptions{Pipeline: informer.Articles, Queue: informer.RealFIFOQueue}
+	realFIFO136 = informer.SharedIndexInformerOptions{Pipeline: informer.Articles, Queue: informer.RealFIFOQueue, RealFIFO: informer.ClientGo136()}
 )
 
 func benchWatchPipeline(b *testing.B, d *watchData, opts informer.SharedIndexInformerOptions, handler bool) {

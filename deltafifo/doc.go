@@ -71,8 +71,9 @@
 // both the same input.
 //
 // client-go 1.35 and 1.36 gave the RealFIFO four modes, each behind a
-// feature gate that is on by default there, each off here unless
-// RealFIFOOptions asks for it: a relist or a resync as one item
+// feature gate that is on by default there, each off in a queue built here
+// unless RealFIFOOptions asks for it (today's informer, informer.Today,
+// asks for them): a relist or a resync as one item
 // (AtomicEvents: ReplacedAll, SyncAll), the lock released while the
 // informer processes (UnlockWhileProcessing), the resourceVersion of
 // bookmarks queued for the store (EmitDeltaTypeBookmark, Bookmark), and

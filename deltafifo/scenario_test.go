@@ -61,27 +61,73 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
+// scenarioVariants are the queues a script that starts a DeltaFIFO runs
+// on, each in a subtest of its name: "articles", the DeltaFIFO as the
+// script starts it, and "today", the queue of today's informer instead
+// (a RealFIFO with AtomicEvents and EmitDeltaTypeBookmark: client-go
+// 1.36's AtomicFIFO). Where the two print differently, the script holds
+// both outputs, each under its header (internal/script). A script that
+// starts a RealFIFO names the queue it is about and runs once.
+var scenarioVariants = []string{"articles", "today"}
+
+// todayFIFO is the fifo command the today variant runs instead of a
+// script's "fifo delta ...".
+var todayFIFO = []string{"real", "atomic", "bookmarks"}
+
 func runScenarioFile(t *testing.T, file string) {
 	f, err := script.Read(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := scenario{tracer: trace.ForTest(t)}
+	const updateCmd = "go test ./deltafifo -run TestScenarios -update"
+	if len(f.Steps) == 0 || !strings.HasPrefix(f.Steps[0].Command, "fifo delta") {
+		runScenarioSteps(t, file, f, "", func(i int, got []string) error { return f.Check(i, got, *update, updateCmd) })
+	} else {
+		got := make([][][]string, len(f.Steps)) // step, variant: output
+		for i := range got {
+			got[i] = make([][]string, len(scenarioVariants))
+		}
+		for j, v := range scenarioVariants {
+			t.Run(v, func(t *testing.T) {
+				runScenarioSteps(t, file, f, v, func(i int, out []string) error {
+					got[i][j] = out
+					if *update {
+						return nil
+					}
+					return f.CheckVariant(i, v, out, updateCmd)
+				})
+			})
+		}
+		if *update && !t.Failed() {
+			for i := range f.Steps {
+				f.SetVariants(i, scenarioVariants, got[i])
+			}
+		}
+	}
+	if *update && !t.Failed() {
+		if err := f.Write(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// runScenarioSteps runs f's commands under variant v ("" or "articles":
+// as written; "today": today's queue) and hands each output to check.
+func runScenarioSteps(t *testing.T, file string, f *script.File, v string, check func(i int, got []string) error) {
+	r := scenario{tracer: trace.ForTest(t), today: v == "today"}
 	for i, s := range f.Steps {
 		t.Logf("> %s", s.Command)
 		got, err := r.run(s.Command)
 		if err != nil {
-			t.Fatalf("%s:%d: %s: %v", file, s.Line, s.Command, err)
+			t.Fatalf("%s:%d: %s (%s): %v", file, s.Line, s.Command, v, err)
+		}
+		if got == nil {
+			got = []string{}
 		}
 		for _, line := range got {
 			t.Logf("  %s", line)
 		}
-		if err := f.Check(i, got, *update, "go test ./deltafifo -run TestScenarios -update"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if *update {
-		if err := f.Write(); err != nil {
+		if err := check(i, got); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -97,6 +143,8 @@ type scenario struct {
 	// tracer is the queue's Tracer: under -v the queue's trace follows
 	// each command.
 	tracer *trace.Tracer
+	// today makes "fifo delta ..." start today's queue (todayFIFO).
+	today bool
 }
 
 // run executes one command and returns what it prints, or an error if the
@@ -107,6 +155,9 @@ func (s *scenario) run(command string) ([]string, error) {
 		return nil, errors.New("empty command")
 	}
 	if args[0] == "fifo" {
+		if s.today && len(args) > 1 && args[1] == "delta" {
+			return s.start(todayFIFO)
+		}
 		return s.start(args[1:])
 	}
 	if s.queue == nil {

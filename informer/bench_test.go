@@ -98,7 +98,9 @@ func benchmarkInitialSync(b *testing.B, url string) {
 		b.StopTimer()
 		before := heapInUse()
 		lw := listwatch.NewFilteredListWatchFromClient(client, listwatch.Pods, "default", nil)
-		inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Logger: quiet})
+		// The articles' informer: the server answers a paged list, not a
+		// streaming one.
+		inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Pipeline: Articles, Logger: quiet})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		b.StartTimer()
@@ -234,7 +236,8 @@ func benchmarkWatchPipeline(b *testing.B, frames []byte, tr *trace.Tracer, rawDe
 			b.Fatal(err)
 		}
 		lw := listwatch.NewFilteredListWatchFromClient(client, listwatch.Pods, "default", nil)
-		inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Logger: quiet, Tracer: tr})
+		// The articles' informer: the server answers a list, then a watch.
+		inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, SharedIndexInformerOptions{Pipeline: Articles, Logger: quiet, Tracer: tr})
 		var count atomic.Int64
 		all := make(chan struct{})
 		count1 := func() {

@@ -169,6 +169,12 @@ func (c *controller) LastSyncResourceVersion() string {
 // sharing of NewSharedIndexInformer. h is called directly from the
 // processLoop (under the queue's lock), so a slow h slows the informer.
 // Run the Controller, wait for its HasSynced, then read the Store.
+//
+// It is always the articles' informer (Articles: list then watch, a
+// DeltaFIFO whose KnownObjects is the Store), whatever the default
+// Pipeline of the shared informers; client-go's NewInformer builds
+// today's queue. Article 004's workqueue controller and its warm-cache
+// tombstone (Example_workqueueController) rely on it.
 func NewInformer(lw listwatch.ListerWatcher, objType api.Object, resyncPeriod time.Duration, h ResourceEventHandler) (indexer.Store, Controller) {
 	clientState := indexer.NewStore(deltafifo.DeletionHandlingMetaNamespaceKeyFunc)
 	return clientState, newInformer(lw, objType, resyncPeriod, h, clientState, nil)

@@ -23,6 +23,11 @@
 //  7. a handler puts the object's key on a work queue, and a worker
 //     reconciles it, reading the object back from the cache.
 //
+// These are the steps of the articles' informer (Pipeline Articles).
+// Today's, the default, takes the same seven with other pieces: a
+// streaming list in step 1, one item per relist in step 2, batches in
+// steps 3-5 (see "Two informers" below).
+//
 // Step 6 is where sharing happens. Every controller in a process that
 // watches pods should share one list, one watch and one cache ("informer"
 // notes, §2.5), so the informer lets any number of handlers register
@@ -62,6 +67,33 @@
 //     (HasSyncedChecker, client-go 1.36), closed the moment it turns true:
 //     WaitFor waits on those channels, where the articles' WaitForCacheSync
 //     asks every 100 ms (wait.go).
+//
+// # Two informers: the articles' and today's
+//
+// The articles (2020-2023) describe the informer of their day; client-go
+// 1.36 runs a different one, each piece behind a feature gate that is on
+// by default. kinformer builds both; SharedIndexInformerOptions.Pipeline
+// (FactoryOptions.Pipeline) picks one. Today, the zero value, is the
+// default; Articles is the one to read beside the articles.
+//
+//	piece              Articles                         Today                               client-go gate, since
+//	the first fill     paged list, then a watch         streaming list on the watch         WatchListClient, 1.35
+//	the queue          DeltaFIFO: a key's deltas        RealFIFO: every delta in order      InOrderInformers, 1.33 (GA 1.36)
+//	                   popped together
+//	a relist           Replaced per object, tombstones  one ReplacedAll; the cache swapped  AtomicFIFO, 1.36
+//	                   from KnownObjects                in one write, then handlers told
+//	a resync           a Sync delta per object          one SyncAll item                    AtomicFIFO, 1.36
+//	the queue's lock   held while handlers are told     released                            UnlockWhileProcessingFIFO, 1.36
+//	popping            one key at a time                up to 1,000 keys, one transaction   InOrderInformersBatchProcess, 1.35
+//	watch bookmarks    the Reflector's version only     a Bookmark delta; the store's       AtomicFIFO, 1.36 (KEP-5647)
+//	                                                    LastStoreSyncResourceVersion
+//
+// Under Articles the finer options add one piece each: Queue RealFIFOQueue
+// is the 1.33 informer, RealFIFO its 1.35/1.36 modes (RealFIFOFeatures),
+// UseWatchList the streaming list. Both informers end with the same cache
+// (TestInformer_ArticlesAndTodayEndWithTheSameCache); every informer test
+// run through queueKinds and every scenario script runs under both.
+// NewInformer and NewIndexerInformer build the articles' informer.
 //
 // # Where kinformer differs from client-go
 //
@@ -104,19 +136,9 @@
 //   - RemoveEventHandler is final when it returns, even from inside the
 //     handler's own call: nothing more reaches that handler (client-go's
 //     removal is asynchronous).
-//   - The informer runs on a DeltaFIFO by default (QueueKind), as the
-//     articles teach; client-go's informers have run on the RealFIFO by
-//     default since 1.33 (the InOrderInformers feature gate, GA and locked
-//     on since 1.36). Both are built; docs/informer.md says why the default
-//     differs.
-//   - The informer lists, then watches, by default, as the articles teach;
-//     client-go's informers have filled their cache with a streaming list
-//     by default since 1.35 (the WatchListClient feature gate).
-//     SharedIndexInformerOptions.UseWatchList (FactoryOptions.UseWatchList)
-//     selects the streaming list. The RealFIFO's 1.36 modes (atomic
-//     relists, unlocking while processing, batches, bookmarks), on by
-//     default in client-go, are off unless SharedIndexInformerOptions.RealFIFO
-//     asks for them (RealFIFOFeatures, ClientGo136; handle_batch.go).
+//   - Two informers, one option apart (Pipeline, above): client-go has
+//     only today's, and reaches the articles' pieces only through its
+//     feature gates, most of them locked on.
 //   - SharedInformerFactory.InformerFor takes a listwatch.Resource instead
 //     of a typed accessor per resource, so a program's own Go type is
 //     watched through a Resource literal (Example_userDefinedType); listers

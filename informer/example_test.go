@@ -46,8 +46,10 @@ func Example_sharedInformerFactory() {
 	client, stopServer := startServer("web-0", "web-1")
 	defer stopServer()
 
-	// The factory; every informer of a resource comes from it.
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{})
+	// The factory; every informer of a resource comes from it. The
+	// articles' informer (list then watch, a DeltaFIFO), as in the
+	// article; without Pipeline it would be today's.
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Pipeline: informer.Articles})
 	// The pod informer.
 	podInformer := factory.InformerFor(listwatch.Pods)
 

@@ -47,8 +47,9 @@ type SharedInformerFactory interface {
 }
 
 // FactoryOptions configure NewSharedInformerFactory. The zero value is a
-// factory whose informers watch every namespace, never resync, and run on
-// a DeltaFIFO with the real clock and slog.Default().
+// factory whose informers watch every namespace, never resync, and run
+// today's pipeline (client-go 1.36's: a streaming list, the RealFIFO with
+// its 1.36 modes) with the real clock and slog.Default().
 //
 // client-go configures its factory with functional options
 // (WithNamespace, WithTweakListOptions, WithCustomResyncConfig,
@@ -79,6 +80,10 @@ type FactoryOptions struct {
 	// whatever its resource, so it must handle (or pass through) every
 	// type, and never blank the resourceVersion.
 	Transform deltafifo.TransformFunc
+	// Pipeline is every informer's SharedIndexInformerOptions.Pipeline:
+	// Today (the zero value, client-go 1.36's informer) or Articles. Queue,
+	// UseWatchList and RealFIFO below only matter under Articles.
+	Pipeline Pipeline
 	// Queue, Clock, Logger and Tracer are those of every informer (see
 	// SharedIndexInformerOptions). Tests put the informers on a fake clock
 	// and quiet their logs with them. Each informer's trace events are
@@ -93,7 +98,8 @@ type FactoryOptions struct {
 	// 1.35) decides for every reflector in the process.
 	UseWatchList bool
 	// RealFIFO is every informer's SharedIndexInformerOptions.RealFIFO:
-	// client-go 1.36's queue modes, with Queue RealFIFOQueue.
+	// client-go 1.36's queue modes, with Pipeline Articles and Queue
+	// RealFIFOQueue.
 	RealFIFO RealFIFOFeatures
 }
 
@@ -142,6 +148,7 @@ func (f *sharedInformerFactory) InformerFor(r listwatch.Resource) SharedIndexInf
 	inf := NewSharedIndexInformerWithOptions(lw, r.New(), SharedIndexInformerOptions{
 		ResyncPeriod: resync,
 		Indexers:     indexers,
+		Pipeline:     f.opts.Pipeline,
 		Queue:        f.opts.Queue,
 		Clock:        f.opts.Clock,
 		Logger:       f.opts.Logger,

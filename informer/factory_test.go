@@ -20,7 +20,9 @@ import (
 func TestFactory_OneWatchPerResource(t *testing.T) {
 	e := newServerEnv(t, fakeapiserver.Options{})
 	e.create(pod("a"))
-	factory := NewSharedInformerFactory(e.client, FactoryOptions{})
+	// The articles' informer: one list and one watch per resource, shared
+	// ("informer" notes §2.5).
+	factory := NewSharedInformerFactory(e.client, FactoryOptions{Pipeline: Articles})
 
 	podsForDeployments := factory.InformerFor(listwatch.Pods) // two controllers,
 	podsForReplicaSets := factory.InformerFor(listwatch.Pods) // one informer
@@ -77,6 +79,7 @@ func TestFactory_Options(t *testing.T) {
 			return p, nil
 		},
 		Indexers: indexer.Indexers{"byApp": func(obj api.Object) ([]string, error) { return []string{obj.GetLabels()["app"]}, nil }},
+		Pipeline: Articles, // the articles' informer with client-go 1.33's RealFIFO
 		Queue:    RealFIFOQueue,
 		Logger:   expectedLogs(t),
 		Tracer:   trace.ForTest(t),
@@ -104,7 +107,9 @@ func TestFactory_Options(t *testing.T) {
 	}
 	require.Equal(t, time.Minute, resyncOf(pods), "custom resync for pods")
 	require.Equal(t, time.Hour, resyncOf(configMaps), "the default for the rest")
-	require.Equal(t, RealFIFOQueue, pods.(*sharedIndexInformer).queueKind, "informer options reach every informer")
+	require.Equal(t, Articles, pods.(*sharedIndexInformer).pipeline, "informer options reach every informer")
+	require.Equal(t, RealFIFOQueue, pods.(*sharedIndexInformer).queueKind)
+	require.False(t, pods.(*sharedIndexInformer).useWatchList, "the articles' list then watch")
 	require.Contains(t, pods.GetIndexer().GetIndexers(), indexer.NamespaceIndex, "the factory's own index")
 	byApp, err := pods.GetIndexer().ByIndex("byApp", "web")
 	require.NoError(t, err)
@@ -118,7 +123,9 @@ func TestFactory_Options(t *testing.T) {
 // result. (TestWaitForCacheSync shows the waiting itself, on fake time.)
 func TestFactory_WaitForCacheSyncGivesUp(t *testing.T) {
 	e := newServerEnv(t, fakeapiserver.Options{})
-	e.srv.FailRequests(fakeapiserver.Fault{Verb: "list", Resource: "pods", Code: 500, Count: 1000})
+	// Every request fails: the streaming list of today's informer (a
+	// watch) as well as a paged list it would fall back to.
+	e.srv.FailRequests(fakeapiserver.Fault{Resource: "pods", Code: 500, Count: 1000})
 	factory := NewSharedInformerFactory(e.client, FactoryOptions{Logger: expectedLogs(t), Tracer: trace.ForTest(t)})
 	factory.InformerFor(listwatch.Pods)
 	require.Empty(t, factory.WaitForCacheSync(t.Context()), "nothing started, nothing to wait for")
@@ -126,7 +133,7 @@ func TestFactory_WaitForCacheSyncGivesUp(t *testing.T) {
 	runCtx, cancelRun := context.WithCancel(context.Background())
 	defer func() { cancelRun(); factory.Shutdown() }()
 	factory.Start(runCtx)
-	require.Eventually(t, func() bool { return e.srv.RequestCount("list", "pods") > 0 },
+	require.Eventually(t, func() bool { return e.srv.RequestCount("list", "pods")+e.srv.RequestCount("watch", "pods") > 0 },
 		10*time.Second, time.Millisecond, "the informer has tried to list")
 	waitCtx, cancelWait := context.WithCancel(context.Background())
 	cancelWait() // the caller's deadline has passed

@@ -44,7 +44,7 @@ func TestInformer_NoFaultOrderLeavesAStaleCache(t *testing.T) {
 				for i := range 4 {
 					e.create(configMap(fmt.Sprintf("cm-%d", i), "0"))
 				}
-				lw := listwatch.NewFilteredListWatchFromClient(e.client, listwatch.ConfigMaps, "default", nil)
+				lw := e.listWatch(listwatch.ConfigMaps, nil)
 				inf := NewSharedIndexInformerWithOptions(lw, &api.ConfigMap{}, testOptions(t, SharedIndexInformerOptions{Queue: kind, Clock: e.clock,
 					Tracer: e.tracer, Logger: e.logger}))
 				runInformer(t, inf)
@@ -69,9 +69,9 @@ func TestInformer_NoFaultOrderLeavesAStaleCache(t *testing.T) {
 				want := e.serverKeys("configmaps", "default")
 				e.eventually(func() bool { return caughtUp() && slices.Equal(want, cachedKeys(inf.GetStore())) },
 					"synced to the server's rv %s, the cache must come to hold what the server holds", e.srv.ResourceVersion())
-				require.GreaterOrEqual(t, e.srv.RequestCount("list", "configmaps"), 2, "it relisted")
+				require.GreaterOrEqual(t, e.lists("configmaps"), 2, "it relisted")
 				t.Logf("informer: synced to rv %s after %d lists; cache %v", inf.LastSyncResourceVersion(),
-					e.srv.RequestCount("list", "configmaps"), cachedKeys(inf.GetStore()))
+					e.lists("configmaps"), cachedKeys(inf.GetStore()))
 				require.True(t, slices.Contains(cachedKeys(inf.GetStore()), describe(mustGet(t, e.srv, "cm-0"))))
 			})
 		})

@@ -31,8 +31,14 @@ func testOptions(t testing.TB, opts SharedIndexInformerOptions) SharedIndexInfor
 	if opts.Logger == nil {
 		opts.Logger = testLogger(t, "")
 	}
-	if opts.Queue == RealFIFOQueue && in136Subtest(t) {
-		opts.RealFIFO = ClientGo136()
+	switch queueKindsSubtest(t) {
+	case "DeltaFIFO", "RealFIFO":
+		opts.Pipeline = Articles
+	case realFIFO136:
+		opts.Pipeline = Articles
+		if opts.Queue == RealFIFOQueue {
+			opts.RealFIFO = ClientGo136()
+		}
 	}
 	return opts
 }
@@ -341,22 +347,45 @@ func cachedKeys(s indexer.Store) []string {
 	return out
 }
 
-// queueKinds runs f once per queue the informer can use: the DeltaFIFO,
-// the RealFIFO, and the RealFIFO with client-go 1.36's modes (subtest
-// "RealFIFO-1.36": f gets RealFIFOQueue, and testOptions, seeing the
-// subtest's name, adds ClientGo136() to the options).
+// queueKinds runs f once per informer the package can build, each in a
+// subtest named after it. The first three are the articles' informer
+// (testOptions, seeing the subtest's name, sets Pipeline: Articles): with
+// its DeltaFIFO ("DeltaFIFO", f gets DeltaFIFOQueue), with the RealFIFO of
+// client-go 1.33 ("RealFIFO", RealFIFOQueue), and with that RealFIFO's
+// 1.36 modes but still listing then watching ("RealFIFO-1.36":
+// RealFIFOQueue, and testOptions adds ClientGo136()). The fourth, "Today",
+// is today's informer, the zero Pipeline: streaming list and the 1.36
+// RealFIFO whatever the queue f passes (f gets RealFIFOQueue).
 func queueKinds(t *testing.T, f func(t *testing.T, kind QueueKind)) {
 	for _, kind := range []struct {
 		name string
 		kind QueueKind
-	}{{"DeltaFIFO", DeltaFIFOQueue}, {"RealFIFO", RealFIFOQueue}, {realFIFO136, RealFIFOQueue}} {
+	}{{"DeltaFIFO", DeltaFIFOQueue}, {"RealFIFO", RealFIFOQueue}, {realFIFO136, RealFIFOQueue}, {todaySubtest, RealFIFOQueue}} {
 		t.Run(kind.name, func(t *testing.T) { f(t, kind.kind) })
 	}
 }
 
-// realFIFO136 names queueKinds' third subtest.
-const realFIFO136 = "RealFIFO-1.36"
+// realFIFO136 and todaySubtest name queueKinds' third and fourth subtests.
+const (
+	realFIFO136  = "RealFIFO-1.36"
+	todaySubtest = "Today"
+)
 
-// in136Subtest reports whether t runs inside queueKinds' RealFIFO-1.36
-// subtest.
-func in136Subtest(t testing.TB) bool { return strings.Contains(t.Name(), "/"+realFIFO136) }
+// queueKindsSubtest is the name of the queueKinds subtest t runs in (""
+// if none): the path element after the test's own name.
+func queueKindsSubtest(t testing.TB) string {
+	for _, part := range strings.Split(t.Name(), "/")[1:] {
+		switch part {
+		case "DeltaFIFO", "RealFIFO", realFIFO136, todaySubtest:
+			return part
+		}
+	}
+	return ""
+}
+
+// in136Subtest reports whether t runs inside queueKinds' RealFIFO-1.36 or
+// Today subtest: a RealFIFO with client-go 1.36's modes.
+func in136Subtest(t testing.TB) bool {
+	s := queueKindsSubtest(t)
+	return s == realFIFO136 || s == todaySubtest
+}

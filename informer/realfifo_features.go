@@ -7,12 +7,13 @@ import "github.com/kinformer/kinformer/deltafifo"
 // controller is given. What the informer does with the modes' items is in
 // handle_batch.go.
 
-// RealFIFOFeatures selects, for an informer whose Queue is RealFIFOQueue,
-// the modes of client-go 1.36's RealFIFO (deltafifo/the_real_fifo_modes.go).
-// Each field is named after the client-go feature gate that turns the mode
-// on; all three are on by default in client-go 1.36 and off here unless
-// set, so the informer stays the articles' one. With DeltaFIFOQueue they
-// are ignored (a warning is logged).
+// RealFIFOFeatures selects, for the articles' informer (Pipeline Articles)
+// whose Queue is RealFIFOQueue, the modes of client-go 1.36's RealFIFO
+// (deltafifo/the_real_fifo_modes.go). Each field is named after the
+// client-go feature gate that turns the mode on; all three are on by
+// default in client-go 1.36 and in today's informer (Pipeline Today, which
+// ignores this field), and off in the articles' informer unless set. With
+// DeltaFIFOQueue they are ignored (a warning is logged).
 type RealFIFOFeatures struct {
 	// AtomicFIFO (beta, 1.36): a relist is one ReplacedAll item that
 	// replaces the cache in one write before any handler hears of it

@@ -215,7 +215,8 @@ func TestInformer_BookmarkAdvancesTheStoreResourceVersion(t *testing.T) {
 				tr := trace.ForTest(t)
 				lw := newFakeLW(podAt("a", ""), podAt("b", "")).tracing(tr)
 				inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{
-					Queue: RealFIFOQueue, RealFIFO: RealFIFOFeatures{AtomicFIFO: tt.atomic}, Tracer: tr,
+					// The articles' informer with the RealFIFO, AtomicFIFO on or off.
+					Pipeline: Articles, Queue: RealFIFOQueue, RealFIFO: RealFIFOFeatures{AtomicFIFO: tt.atomic}, Tracer: tr,
 				}))
 				rec := &recorder{}
 				_, err := inf.AddEventHandler(rec)
@@ -257,7 +258,8 @@ func TestInformer_ClientGo136Options(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lw := newFakeLW(podAt("a", ""), podAt("b", ""))
 		inf := NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{
-			Queue: RealFIFOQueue, RealFIFO: ClientGo136(),
+			// The articles' list then watch, with the 1.36 RealFIFO.
+			Pipeline: Articles, Queue: RealFIFOQueue, RealFIFO: ClientGo136(),
 		})).(*sharedIndexInformer)
 		var queue deltafifo.Queue
 		inf.wrapQueue = func(q deltafifo.Queue) deltafifo.Queue { queue = q; return q }
@@ -288,10 +290,11 @@ func TestInformer_ClientGo136Options(t *testing.T) {
 	})
 }
 
-// RealFIFO features given with the DeltaFIFO are ignored, with a warning.
+// RealFIFO features given to the articles' informer with its DeltaFIFO
+// are ignored, with a warning.
 func TestInformer_RealFIFOFeaturesNeedTheRealFIFO(t *testing.T) {
 	inf := NewSharedIndexInformerWithOptions(newFakeLW(), &api.Pod{}, testOptions(t, SharedIndexInformerOptions{
-		RealFIFO: ClientGo136(), Logger: expectedLogs(t),
+		Pipeline: Articles, RealFIFO: ClientGo136(), Logger: expectedLogs(t),
 	})).(*sharedIndexInformer)
 	require.Equal(t, RealFIFOFeatures{}, inf.realFIFO)
 	_, isDelta := inf.newQueue().(*deltafifo.DeltaFIFO)

@@ -123,16 +123,20 @@ func (e *scEnv) cmdInformer(args []string) ([]string, error) {
 			return nil, fmt.Errorf("informer: unknown option %q (pods, configmaps, real, resync=D, watchlist)", a)
 		}
 	}
-	e.informer()
+	inf := e.informer()
 	queue := "DeltaFIFO"
-	if e.queueKind == RealFIFOQueue {
+	if inf.queueKind == RealFIFOQueue {
 		queue = "RealFIFO"
+		if inf.realFIFO == ClientGo136() {
+			queue = "RealFIFO (1.36 modes)"
+		}
 	}
 	list := "list then watch"
-	if e.watchList {
+	if inf.useWatchList {
 		list = "streaming list (sendInitialEvents)"
 	}
-	return []string{fmt.Sprintf("informer: %s in default, %s, resync %v, %s", e.resource.Resource, queue, e.resync, list)}, nil
+	who := map[Pipeline]string{Articles: "the articles' informer", Today: "today's informer"}[inf.pipeline]
+	return []string{fmt.Sprintf("informer: %s: %s in default, %s, resync %v, %s", who, e.resource.Resource, queue, e.resync, list)}, nil
 }
 
 func (e *scEnv) cmdHandler(args []string) ([]string, error) {

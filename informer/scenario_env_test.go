@@ -37,6 +37,7 @@ type scEnv struct {
 	stopServer context.CancelFunc
 	serverDone chan struct{}
 
+	pipeline  Pipeline // the informer the script runs under (runScenarioScript)
 	resource  listwatch.Resource
 	queueKind QueueKind
 	resync    time.Duration
@@ -106,6 +107,7 @@ func (e *scEnv) informer() *sharedIndexInformer {
 	lw := listwatch.NewFilteredListWatchFromClient(e.client, e.resource, api.NamespaceDefault, nil)
 	inf := NewSharedIndexInformerWithOptions(lw, e.resource.New(), SharedIndexInformerOptions{
 		ResyncPeriod: e.resync,
+		Pipeline:     e.pipeline,
 		Queue:        e.queueKind,
 		UseWatchList: e.watchList,
 		Logger:       scQuietLogger,
@@ -117,6 +119,9 @@ func (e *scEnv) informer() *sharedIndexInformer {
 	inf.indexer = scSortedIndexer{inf.indexer}
 	inf.wrapQueue = func(q deltafifo.Queue) deltafifo.Queue {
 		e.gate = newScGate(q)
+		if inf.realFIFO == ClientGo136() {
+			return scModesGate{e.gate}
+		}
 		return e.gate
 	}
 	e.inf = inf

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/deltafifo"
+	"github.com/kinformer/kinformer/reflector"
 )
 
 // The two pieces of plumbing that make a scenario deterministic: an
@@ -199,4 +200,22 @@ func (g *scGate) HasSyncedChecker() deltafifo.DoneChecker { return g.inner.HasSy
 func (g *scGate) Close() {
 	g.openForGood()
 	g.inner.Close()
+}
+
+// scModesGate is the gate around a RealFIFO with client-go 1.36's modes
+// (today's informer): it also lets through, one step at a time as the
+// others, the watch's bookmarks the Reflector hands the queue (a write)
+// and the batch pops of the processLoop (a pop), so a script sees today's
+// informer whole.
+type scModesGate struct {
+	*scGate
+}
+
+func (g scModesGate) Bookmark(rv string) error {
+	return g.write(func() error { return g.inner.(reflector.ReflectorBookmarkStore).Bookmark(rv) })
+}
+
+func (g scModesGate) PopBatch(processBatch deltafifo.ProcessBatchFunc, processSingle deltafifo.PopProcessFunc) error {
+	g.wait("pop")
+	return g.inner.(deltafifo.QueueWithBatch).PopBatch(processBatch, processSingle)
 }

@@ -151,10 +151,10 @@ func (e *scEnv) workqueueLines() []string {
 // (and -update does not rewrite it).
 func (e *scEnv) expect(args []string) ([]string, error) {
 	if len(args) < 2 {
-		return nil, errors.New("usage: expect rv|lists|watches|cache|pending|requeues|workqueue VALUE...")
+		return nil, errors.New("usage: expect rv|lists|watches|cache|pending|requeues|workqueue VALUE... (a VALUE articles=V or today=V holds under that informer only)")
 	}
 	out := e.settle()
-	what, want := args[0], args[1:]
+	what, want := args[0], e.forPipeline(args[1:])
 	var got []string
 	switch what {
 	case "rv":
@@ -189,6 +189,23 @@ func (e *scEnv) expect(args []string) ([]string, error) {
 		return nil, fmt.Errorf("expect %s: got %s, want %s", what, strings.Join(got, " "), strings.Join(want, " "))
 	}
 	return append(out, "ok: "+what+" "+strings.Join(want, " ")), nil
+}
+
+// forPipeline picks, from an expect's values, those for the informer the
+// script runs under: "articles=2 today=0" is 2 under Articles and 0 under
+// Today; values without a pipeline's name hold under both.
+func (e *scEnv) forPipeline(values []string) []string {
+	var out []string
+	for _, v := range values {
+		name, val, ok := strings.Cut(v, "=")
+		switch {
+		case !ok || (name != Articles.String() && name != Today.String()):
+			out = append(out, v)
+		case name == e.pipeline.String():
+			out = append(out, val)
+		}
+	}
+	return out
 }
 
 // scExpandKeys makes "web@5" into "default/web@5" ("(empty)" stays).

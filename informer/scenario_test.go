@@ -24,7 +24,14 @@ import (
 //	go test ./informer -run TestScenarios -update
 //	go test ./informer -run TestScenarios/03-tombstone-after-outage -v
 //
-// Every script runs inside a testing/synctest bubble: time is fake (it
+// Every script runs twice, under the articles' informer (subtest
+// "articles", Pipeline Articles) and today's (subtest "today", Pipeline
+// Today); where the two print differently, the script holds both outputs,
+// each under a header line "[articles]" or "[today]" (internal/script),
+// and -update writes them so. docs/scenarios.md, "Two informers, one
+// script".
+//
+// Each run is inside a testing/synctest bubble: time is fake (it
 // only moves on "tick"), the server is reached over net.Pipe connections,
 // and after every command the harness waits until every goroutine of the
 // pipeline is blocked before printing. The queue between Reflector and
@@ -40,7 +47,8 @@ import (
 //	informer [pods|configmaps] [real] [resync=D] [watchlist]
 //	                                   the informer: resource (default pods), RealFIFO
 //	                                   instead of DeltaFIFO, default resync period,
-//	                                   streaming list (SharedIndexInformerOptions.UseWatchList)
+//	                                   streaming list (SharedIndexInformerOptions.UseWatchList);
+//	                                   real and watchlist only matter under Articles
 //	handler NAME [resync=D] [feeds] [blocked]
 //	                                   add a handler; after start it is a late handler and
 //	                                   gets the cache replayed; "feeds" makes it the (one)
@@ -79,7 +87,8 @@ import (
 //	expect WHAT VALUE...               fail the script unless it holds (-update cannot
 //	                                   change it): rv N | lists N | watches N |
 //	                                   cache KEY@RV... | pending NAME N | requeues KEY N |
-//	                                   workqueue KEY...
+//	                                   workqueue KEY...; a VALUE articles=V or today=V
+//	                                   holds under that informer only
 //
 // Output: the trace lines (trace.Event.String) of the stages selected
 // (default: reflector, deltafifo, informer, workqueue, controller), then
@@ -104,29 +113,56 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
-// runScenarioScript runs one script in a synctest bubble, logging each
-// command and its output (visible with -v), and compares or rewrites the
-// expected output.
+// scenarioPipelines are the informers every script runs under, each in a
+// subtest of its name: the articles' informer, then today's.
+var scenarioPipelines = []Pipeline{Articles, Today}
+
+// runScenarioScript runs one script under each of scenarioPipelines, each
+// run in its own synctest bubble, logging each command and its output
+// (visible with -v), and compares the output with what the file expects
+// of that informer, or, with -update, rewrites it: once where both
+// informers print the same, both side by side where they differ.
 func runScenarioScript(t *testing.T, file string) {
 	f, err := script.Read(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	synctest.Test(t, func(t *testing.T) {
-		env := newScenarioEnv(t)
-		t.Cleanup(env.teardown)
-		for i, s := range f.Steps {
-			got, err := env.run(s.Command)
-			if err != nil {
-				t.Fatalf("%s:%d: > %s: %v", file, s.Line, s.Command, err)
-			}
-			t.Logf("> %s\n%s", s.Command, strings.Join(got, "\n"))
-			if err := f.Check(i, got, *updateScenarios, "go test ./informer -run TestScenarios -update"); err != nil {
-				t.Fatal(err)
-			}
-		}
-	})
+	names := make([]string, len(scenarioPipelines))
+	got := make([][][]string, len(f.Steps)) // step, pipeline: output
+	for i := range got {
+		got[i] = make([][]string, len(scenarioPipelines))
+	}
+	for j, p := range scenarioPipelines {
+		names[j] = p.String()
+		t.Run(p.String(), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				env := newScenarioEnv(t)
+				env.pipeline = p
+				t.Cleanup(env.teardown)
+				for i, s := range f.Steps {
+					out, err := env.run(s.Command)
+					if err != nil {
+						t.Fatalf("%s:%d: > %s (%s): %v", file, s.Line, s.Command, p, err)
+					}
+					if out == nil {
+						out = []string{}
+					}
+					got[i][j] = out
+					t.Logf("> %s\n%s", s.Command, strings.Join(out, "\n"))
+					if *updateScenarios {
+						continue
+					}
+					if err := f.CheckVariant(i, p.String(), out, "go test ./informer -run TestScenarios -update"); err != nil {
+						t.Fatal(err)
+					}
+				}
+			})
+		})
+	}
 	if *updateScenarios && !t.Failed() {
+		for i := range f.Steps {
+			f.SetVariants(i, names, got[i])
+		}
 		if err := f.Write(); err != nil {
 			t.Fatal(err)
 		}

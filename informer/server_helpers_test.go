@@ -1,10 +1,12 @@
 package informer
 
 import (
+	"context"
 	"log/slog"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +30,8 @@ type serverEnv struct {
 	tracer *trace.Tracer
 	// logger is the informers' logger; nil: testLogger.
 	logger *slog.Logger
+	// counted are the ListerWatchers listWatch built, by resource.
+	counted map[string][]*listCounter
 }
 
 // expectWarnings marks the informers' warnings as provoked by the test:
@@ -53,8 +57,64 @@ func newServerEnv(t *testing.T, opts fakeapiserver.Options) *serverEnv {
 // podInformer returns an informer of the pods in namespace default, with
 // the fake clock.
 func (e *serverEnv) podInformer(kind QueueKind, optionsModifier func(*listwatch.ListOptions)) SharedIndexInformer {
-	lw := listwatch.NewFilteredListWatchFromClient(e.client, listwatch.Pods, "default", optionsModifier)
+	lw := e.listWatch(listwatch.Pods, optionsModifier)
 	return NewSharedIndexInformerWithOptions(lw, &api.Pod{}, testOptions(e.t, SharedIndexInformerOptions{Queue: kind, Clock: e.clock, Tracer: e.tracer, Logger: e.logger}))
+}
+
+// listWatch returns a ListerWatcher of r in namespace default whose lists
+// lists counts.
+func (e *serverEnv) listWatch(r listwatch.Resource, optionsModifier func(*listwatch.ListOptions)) listwatch.ListerWatcher {
+	c := &listCounter{ListerWatcher: listwatch.NewFilteredListWatchFromClient(e.client, r, "default", optionsModifier)}
+	if e.counted == nil {
+		e.counted = map[string][]*listCounter{}
+	}
+	e.counted[r.Resource] = append(e.counted[r.Resource], c)
+	return c
+}
+
+// lists is how many times the informers of resource (built through
+// listWatch) listed it, by either way: a paged LIST (the articles'
+// informer) or a streaming list (today's: a watch with
+// sendInitialEvents, which the server counts as a watch).
+func (e *serverEnv) lists(resource string) int {
+	n := 0
+	for _, c := range e.counted[resource] {
+		n += int(c.lists.Load())
+	}
+	return n
+}
+
+// watches is how many plain watches (not streaming lists) the informers
+// of resource opened through listWatch.
+func (e *serverEnv) watches(resource string) int {
+	n := 0
+	for _, c := range e.counted[resource] {
+		n += int(c.watches.Load())
+	}
+	return n
+}
+
+// listCounter counts the lists and watches a ListerWatcher serves; a
+// watch with SendInitialEvents is a streaming list, and counts as a list.
+type listCounter struct {
+	listwatch.ListerWatcher
+	lists, watches atomic.Int32
+}
+
+func (c *listCounter) List(ctx context.Context, opts listwatch.ListOptions) (*listwatch.ObjectList, error) {
+	if opts.Continue == "" { // the first page
+		c.lists.Add(1)
+	}
+	return c.ListerWatcher.List(ctx, opts)
+}
+
+func (c *listCounter) Watch(ctx context.Context, opts listwatch.ListOptions) (listwatch.Watch, error) {
+	if opts.SendInitialEvents != nil && *opts.SendInitialEvents {
+		c.lists.Add(1)
+	} else {
+		c.watches.Add(1)
+	}
+	return c.ListerWatcher.Watch(ctx, opts)
 }
 
 // create creates obj on the server and returns it as stored.

@@ -105,7 +105,9 @@ type QueueKind int
 
 const (
 	// DeltaFIFOQueue is the DeltaFIFO the articles describe: per key, every
-	// delta since it was last popped, handed out together. The default.
+	// delta since it was last popped, handed out together. The Articles
+	// pipeline's queue (the zero QueueKind; under Today the queue is a
+	// RealFIFO whatever Queue says).
 	DeltaFIFOQueue QueueKind = iota
 	// RealFIFOQueue is the queue of client-go's in-order informers (the
 	// InOrderInformers feature gate, their default since 1.33, GA and
@@ -124,7 +126,12 @@ type SharedIndexInformerOptions struct {
 	ResyncPeriod time.Duration
 	// Indexers are the cache's indices.
 	Indexers indexer.Indexers
-	// Queue picks DeltaFIFOQueue (default) or RealFIFOQueue.
+	// Pipeline selects the informer: Today (the zero value, client-go
+	// 1.36's) or Articles (the articles'). Queue, RealFIFO and UseWatchList
+	// only matter under Articles: under Today they are all on already.
+	Pipeline Pipeline
+	// Queue picks, under Articles, DeltaFIFOQueue (the articles') or
+	// RealFIFOQueue (client-go 1.33's InOrderInformers).
 	Queue QueueKind
 	// Clock drives resync and the Reflector's timers; nil is the real clock.
 	Clock clock.Clock
@@ -159,12 +166,14 @@ type SharedIndexInformerOptions struct {
 	// events end with a bookmark, and which then goes on as the informer's
 	// watch (reflector.Options.UseWatchList, with its fallback to a paged
 	// list when the server cannot stream). client-go's informers have done
-	// this by default since 1.35 (the WatchListClient feature gate);
-	// kinformer's default is off, the list-then-watch the articles describe.
+	// this by default since 1.35 (the WatchListClient feature gate), and
+	// so does Today; under Articles it is off unless set, the
+	// list-then-watch the articles describe.
 	UseWatchList bool
 	// RealFIFO turns on client-go 1.36's queue modes (atomic relists,
-	// unlocking while processing, batches) when Queue is RealFIFOQueue.
-	// Zero: the RealFIFO of the InOrderInformers gate (1.33).
+	// unlocking while processing, batches) under Articles when Queue is
+	// RealFIFOQueue. Zero: the RealFIFO of the InOrderInformers gate
+	// (1.33). Under Today they are all on (ClientGo136).
 	RealFIFO RealFIFOFeatures
 }
 
@@ -192,8 +201,9 @@ type sharedIndexInformer struct {
 	processor     *sharedProcessor
 	listerWatcher listwatch.ListerWatcher
 	objectType    api.Object
+	pipeline      Pipeline // as asked for; queueKind, realFIFO and useWatchList are what it came to
 	queueKind     QueueKind
-	realFIFO      RealFIFOFeatures // zero unless queueKind is RealFIFOQueue
+	realFIFO      RealFIFOFeatures // zero unless queueKind is RealFIFOQueue; ClientGo136 under Today
 	clock         clock.Clock
 	logger        *slog.Logger
 	// tracer is the Tracer of the options, tagged with the resource; the
@@ -245,9 +255,10 @@ func NewSharedIndexInformerWithOptions(lw listwatch.ListerWatcher, exampleObject
 		opts.Logger = slog.Default()
 	}
 	logger := opts.Logger.With("informer", fmt.Sprintf("%T", exampleObject))
-	if opts.Queue != RealFIFOQueue && opts.RealFIFO != (RealFIFOFeatures{}) {
+	choice := opts.choose()
+	if choice.queue != RealFIFOQueue && choice.realFIFO != (RealFIFOFeatures{}) {
 		logger.Warn("informer: RealFIFO features ignored: the queue is not a RealFIFO", "features", opts.RealFIFO)
-		opts.RealFIFO = RealFIFOFeatures{}
+		choice.realFIFO = RealFIFOFeatures{}
 	}
 	return &sharedIndexInformer{
 		indexer:                         indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, opts.Indexers),
@@ -255,8 +266,9 @@ func NewSharedIndexInformerWithOptions(lw listwatch.ListerWatcher, exampleObject
 		synced:                          make(chan struct{}),
 		listerWatcher:                   lw,
 		objectType:                      exampleObject,
-		queueKind:                       opts.Queue,
-		realFIFO:                        opts.RealFIFO,
+		pipeline:                        opts.Pipeline,
+		queueKind:                       choice.queue,
+		realFIFO:                        choice.realFIFO,
 		clock:                           opts.Clock,
 		logger:                          logger,
 		tracer:                          opts.Tracer,
@@ -265,14 +277,15 @@ func NewSharedIndexInformerWithOptions(lw listwatch.ListerWatcher, exampleObject
 		defaultEventHandlerResyncPeriod: opts.ResyncPeriod,
 		transform:                       opts.Transform,
 		watchErrorHandler:               opts.WatchErrorHandler,
-		useWatchList:                    opts.UseWatchList,
+		useWatchList:                    choice.useWatchList,
 	}
 }
 
 // Run implements SharedIndexInformer: the walk-through of "Kubernetes 源码阅读
-// - Informer", sharedIndexInformer.Run. Build the queue with the cache as
-// its KnownObjects (so a relist can find deletions and a resync can replay
-// the cache) and with Replaced deltas; build the controller with
+// - Informer", sharedIndexInformer.Run. Build the queue (newQueue: under
+// Articles a DeltaFIFO with the cache as its KnownObjects, so a relist can
+// find deletions and a resync can replay the cache, and with Replaced
+// deltas; under Today an atomic RealFIFO, which needs no KnownObjects); build the controller with
 // HandleDeltas as its Process and the processor's shouldResync as its
 // ShouldResync; start the listeners; run the controller until ctx ends;
 // then stop the listeners.

@@ -35,7 +35,8 @@ import (
 func TestInformer_HandleDeltasByDeltaType(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		clk := clock.NewFakeClock(time.Unix(0, 0))
-		s := NewSharedIndexInformerWithOptions(nil, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{ResyncPeriod: time.Second, Clock: clk})).(*sharedIndexInformer)
+		// The articles' informer: the DeltaFIFO's per-object delta types.
+		s := NewSharedIndexInformerWithOptions(nil, &api.Pod{}, testOptions(t, SharedIndexInformerOptions{Pipeline: Articles, ResyncPeriod: time.Second, Clock: clk})).(*sharedIndexInformer)
 		resyncing, notResyncing := &recorder{}, &recorder{}
 		_, err := s.AddEventHandler(resyncing) // the default period: 1 s
 		require.NoError(t, err)

@@ -12,9 +12,11 @@
 //   - writers: random creates, updates and deletes of configmaps and pods
 //     across namespaces, with labels that move objects in and out of the
 //     informers' selectors;
-//   - informers: different resources, namespaces and selectors, on the
-//     DeltaFIFO and on the RealFIFO, each with a handler that checks every
-//     notification (an object's resourceVersions only go up);
+//   - informers: different resources, namespaces and selectors, the
+//     articles' informer on the DeltaFIFO and on the RealFIFO, and today's
+//     (informer.Today: streaming list, RealFIFO with client-go 1.36's
+//     modes), each with a handler that checks every notification (an
+//     object's resourceVersions only go up);
 //   - the ReplicaSet controller of package controller/replicaset, keeping a
 //     ReplicaSet's pods;
 //   - faults at random: dropped watches, compactions, dropped events,

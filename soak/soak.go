@@ -94,19 +94,24 @@ type watched struct {
 	check    *checker
 }
 
-// specs are the run's informers: resources, namespaces, selectors and
-// queues chosen so that every writer's write is seen by some, missed by
-// others, and moved in and out of view by relabelling.
+// specs are the run's informers: resources, namespaces, selectors,
+// pipelines and queues chosen so that every writer's write is seen by
+// some, missed by others, and moved in and out of view by relabelling.
+// The first four are the articles' informer (informer.Articles) with the
+// DeltaFIFO or client-go 1.33's RealFIFO; the fifth is today's
+// (informer.Today: a streaming list, the RealFIFO with its 1.36 modes).
 var specs = []struct {
-	name    string
-	res     listwatch.Resource
-	ns, sel string
-	queue   informer.QueueKind
+	name     string
+	res      listwatch.Resource
+	ns, sel  string
+	pipeline informer.Pipeline
+	queue    informer.QueueKind // under Articles
 }{
-	{"pods, every namespace, DeltaFIFO", listwatch.Pods, "", "", informer.DeltaFIFOQueue},
-	{"pods in soak-a with app=red, RealFIFO", listwatch.Pods, "soak-a", "app=red", informer.RealFIFOQueue},
-	{"configmaps without app=blue, RealFIFO", listwatch.ConfigMaps, "", "app!=blue", informer.RealFIFOQueue},
-	{"configmaps in soak-b, DeltaFIFO", listwatch.ConfigMaps, "soak-b", "", informer.DeltaFIFOQueue},
+	{"pods, every namespace, DeltaFIFO", listwatch.Pods, "", "", informer.Articles, informer.DeltaFIFOQueue},
+	{"pods in soak-a with app=red, RealFIFO", listwatch.Pods, "soak-a", "app=red", informer.Articles, informer.RealFIFOQueue},
+	{"configmaps without app=blue, RealFIFO", listwatch.ConfigMaps, "", "app!=blue", informer.Articles, informer.RealFIFOQueue},
+	{"configmaps in soak-b, DeltaFIFO", listwatch.ConfigMaps, "soak-b", "", informer.Articles, informer.DeltaFIFOQueue},
+	{"pods, every namespace, today's informer", listwatch.Pods, "", "", informer.Today, 0},
 }
 
 // runner is one run's state.
@@ -200,7 +205,7 @@ func startInformers(ctx context.Context, wg *sync.WaitGroup, client *listwatch.C
 	for _, s := range specs {
 		sel := s.sel
 		lw := listwatch.NewFilteredListWatchFromClient(client, s.res, s.ns, func(o *listwatch.ListOptions) { o.LabelSelector = sel })
-		inf := informer.NewSharedIndexInformerWithOptions(lw, s.res.New(), informer.SharedIndexInformerOptions{Queue: s.queue, Logger: logger,
+		inf := informer.NewSharedIndexInformerWithOptions(lw, s.res.New(), informer.SharedIndexInformerOptions{Pipeline: s.pipeline, Queue: s.queue, Logger: logger,
 			Tracer: tr.With(slog.String("informer", s.name))})
 		w := &watched{name: s.name, resource: s.res, ns: s.ns, sel: s.sel, inf: inf, check: newChecker()}
 		if _, err := inf.AddEventHandlerWithOptions(w.check, informer.HandlerOptions{Name: "checker"}); err != nil {

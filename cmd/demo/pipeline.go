@@ -58,15 +58,11 @@ func (k informerKind) queueName() string {
 	return "RealFIFO"
 }
 
-// withInformer sets, in the factory's options, the knobs that pick k's
-// informer. It is the one place that does: once informer.Pipeline exists,
-// each case is o.Pipeline = informer.Today or informer.Articles.
+// withInformer sets, in the factory's options, the pipeline k names.
 func withInformer(k informerKind, o informer.FactoryOptions) informer.FactoryOptions {
-	switch k {
-	case articlesInformer:
-		o.Queue, o.RealFIFO, o.UseWatchList = informer.DeltaFIFOQueue, informer.RealFIFOFeatures{}, false
-	default:
-		o.Queue, o.RealFIFO, o.UseWatchList = informer.RealFIFOQueue, informer.ClientGo136(), true
+	o.Pipeline = informer.Today
+	if k == articlesInformer {
+		o.Pipeline = informer.Articles
 	}
 	return o
 }

@@ -65,16 +65,12 @@ type options struct {
 	informer  string          // --informer: today or articles
 }
 
-// withInformer sets, in the factory's options, the knobs that pick the
-// informer --informer names (cmd/demo's pipeline.go says what each runs).
-// Once informer.Pipeline exists, each case is o.Pipeline =
-// informer.Today or informer.Articles.
+// withInformer sets, in the factory's options, the pipeline --informer
+// names (cmd/demo's pipeline.go says what each runs).
 func withInformer(name string, o informer.FactoryOptions) informer.FactoryOptions {
-	switch name {
-	case "articles":
-		o.Queue, o.RealFIFO, o.UseWatchList = informer.DeltaFIFOQueue, informer.RealFIFOFeatures{}, false
-	default:
-		o.Queue, o.RealFIFO, o.UseWatchList = informer.RealFIFOQueue, informer.ClientGo136(), true
+	o.Pipeline = informer.Today
+	if name == "articles" {
+		o.Pipeline = informer.Articles
 	}
 	return o
 }

@@ -61,7 +61,9 @@ func TestTrace_FollowOnePodThroughEveryStage(t *testing.T) {
 	defer srv.Close()
 	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL, Tracer: tr})
 	require.NoError(t, err)
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Tracer: tr, Logger: quiet})
+	// The articles' informer: the hops below are their diagram's (a list,
+	// the DeltaFIFO, one delta at a time).
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Pipeline: informer.Articles, Tracer: tr, Logger: quiet})
 	ctrl, err := NewReplicaSetController(Options{Client: client, Factory: factory, Logger: quiet, Tracer: tr})
 	require.NoError(t, err)
 	_, err = srv.Create(newReplicaSet("web", 1))

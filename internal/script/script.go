@@ -4,6 +4,18 @@
 // the lines it prints below it, and comment lines ("#", or blank) above
 // it. A test runs each command, compares what it printed with the lines
 // in the file, and with -update writes what it printed back instead.
+//
+// A harness may run one script more than once, each run a named variant
+// (the informer's scenarios run under "articles" and "today"). Where the
+// variants print the same, a step's output is written once; where they
+// differ, each variant's lines follow a header line "[name]", one variant
+// after the other, so the file shows both side by side:
+//
+//	> start
+//	[articles]
+//	deltafifo: delta queued type=Replaced key=default/a rv=4 n=1
+//	[today]
+//	deltafifo: replaced all n=1 rv=4
 package script
 
 import (
@@ -101,4 +113,75 @@ func (f *File) Check(i int, got []string, update bool, updateCmd string) error {
 			f.Path, s.Line, s.Command, strings.Join(got, "\n"), want, updateCmd)
 	}
 	return nil
+}
+
+// variantHeader reports whether line is a variant header ("[today]") and
+// the variant it names.
+func variantHeader(line string) (string, bool) {
+	if len(line) < 3 || line[0] != '[' || line[len(line)-1] != ']' {
+		return "", false
+	}
+	name := line[1 : len(line)-1]
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
+			return "", false
+		}
+	}
+	return name, true
+}
+
+// OutputOf returns the lines the step expects from variant v: those under
+// the header "[v]", or every line if the step has no variant headers.
+func (s Step) OutputOf(v string) []string {
+	var out []string
+	cur, split := "", false
+	for _, line := range s.Output {
+		if name, ok := variantHeader(line); ok {
+			cur, split = name, true
+			continue
+		}
+		if !split || cur == v {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// CheckVariant compares what step i printed under variant v with the
+// lines the file expects of that variant (OutputOf).
+func (f *File) CheckVariant(i int, v string, got []string, updateCmd string) error {
+	s := &f.Steps[i]
+	if want := strings.Join(s.OutputOf(v), "\n"); strings.Join(got, "\n") != want {
+		return fmt.Errorf("%s:%d: > %s (%s)\ngot:\n%s\nwant:\n%s\n(if the new output is right: %s)",
+			f.Path, s.Line, s.Command, v, strings.Join(got, "\n"), want, updateCmd)
+	}
+	return nil
+}
+
+// SetVariants records what each variant printed at step i (got[j] is
+// variants[j]'s), for -update: once if every variant printed the same,
+// else each variant's lines under its header, in the order given. A
+// variant that did not get to step i (nil) is left out.
+func (f *File) SetVariants(i int, variants []string, got [][]string) {
+	var names []string
+	var outs [][]string
+	for j, g := range got {
+		if g != nil {
+			names, outs = append(names, variants[j]), append(outs, g)
+		}
+	}
+	same := true
+	for _, o := range outs[1:] {
+		same = same && strings.Join(o, "\n") == strings.Join(outs[0], "\n")
+	}
+	s := &f.Steps[i]
+	if same {
+		s.Output = outs[0]
+		return
+	}
+	s.Output = nil
+	for j, o := range outs {
+		s.Output = append(s.Output, "["+names[j]+"]")
+		s.Output = append(s.Output, o...)
+	}
 }

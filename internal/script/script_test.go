@@ -41,3 +41,21 @@ func TestFile_CheckAndUpdate(t *testing.T) {
 	require.Equal(t, "> pop\nnew\n", back.String())
 	require.True(t, strings.HasSuffix(back.Path, "s.txt"))
 }
+
+// A step's output may differ between the variants a harness runs: each
+// variant's lines then follow its header, and -update writes them so, or
+// once where the variants agree.
+func TestFile_Variants(t *testing.T) {
+	steps, _, err := Parse("> start\n[articles]\nlist\nwatch\n[today]\nstreaming list\n> pop\npop a\n")
+	require.NoError(t, err)
+	f := &File{Path: "s.txt", Steps: steps}
+	require.Equal(t, []string{"list", "watch"}, f.Steps[0].OutputOf("articles"))
+	require.Equal(t, []string{"streaming list"}, f.Steps[0].OutputOf("today"))
+	require.Equal(t, []string{"pop a"}, f.Steps[1].OutputOf("today"), "no headers: every variant")
+	require.NoError(t, f.CheckVariant(0, "today", []string{"streaming list"}, ""))
+	require.ErrorContains(t, f.CheckVariant(1, "today", []string{"pop b"}, "go test -update"), "s.txt:7: > pop (today)")
+
+	f.SetVariants(0, []string{"articles", "today"}, [][]string{{"same"}, {"same"}})
+	f.SetVariants(1, []string{"articles", "today"}, [][]string{{"pop a"}, {"pop a", "pop b"}})
+	require.Equal(t, "> start\nsame\n> pop\n[articles]\npop a\n[today]\npop a\npop b\n", f.String())
+}
