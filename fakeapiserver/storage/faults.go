@@ -129,6 +129,20 @@ func (s *Store[O]) EndOutage(h *Hiding[O]) {
 	}
 }
 
+// StallDisk stalls the log, as a disk that stops answering: from now on
+// the log writes and fsyncs nothing until resume is called, so writes
+// commit (a transaction sees them) but none becomes durable, or visible to
+// a client (visible.go): their Update waits. A Restart while stalled loses
+// them; a Close flushes them anyway. Without a log it does nothing.
+func (s *Store[O]) StallDisk() (resume func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wal == nil {
+		return func() {}
+	}
+	return s.wal.stall()
+}
+
 // Inject queues ev, as it is, on every open watch: for fault injection
 // (a frame that is no change at all).
 func (s *Store[O]) Inject(ev *WatchEvent[O]) {

@@ -49,6 +49,7 @@ type wal struct {
 	durable     uint64     // every record with rv <= durable is fsync'd
 	err         error      // sticky: the log failed, crashed or was closed
 	stopping    bool       // the flusher exits once the queue is empty
+	stalled     bool       // the flusher takes nothing until resumed (StallDisk), unless stopping
 	done        chan struct{}
 	syncs       int64 // batches fsync'd, and the records in them: their
 	synced      int64 // ratio is how many writes share an fsync
@@ -182,6 +183,31 @@ func (w *wal) waitDurable(rv uint64) error {
 	return w.err
 }
 
+// durableRev is the log's durable mark: every record with rv <= it is
+// fsync'd.
+func (w *wal) durableRev() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.durable
+}
+
+// stall makes the flusher take nothing from the queue until the returned
+// resume is called (a close flushes anyway; a crash drops the queue).
+func (w *wal) stall() (resume func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stalled = true
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.stalled = false
+			w.flushCond.Signal()
+		})
+	}
+}
+
 // failed reports the log's sticky error, if any.
 func (w *wal) failed() error {
 	w.mu.Lock()
@@ -195,7 +221,7 @@ func (w *wal) flushLoop() {
 	defer close(w.done)
 	for {
 		w.mu.Lock()
-		for len(w.queue) == 0 && !w.stopping {
+		for (len(w.queue) == 0 || w.stalled) && !w.stopping {
 			w.flushCond.Wait()
 		}
 		if len(w.queue) == 0 {
