@@ -13,7 +13,8 @@ import (
 // A watch is registered on a key, or on a prefix (a key ending in "/"),
 // and gets every change under it after a revision, in revision order:
 // first what it asked to start with (the current values as ADDED, or the
-// history after its revision replayed), then each change as it commits.
+// history after its revision replayed), then each change as it becomes
+// visible (as it commits; with a log, once it is durable: visible.go).
 // Registration and the start happen under one lock, so no change falls
 // between the two; a revision older than the history is ErrCompacted.
 //
