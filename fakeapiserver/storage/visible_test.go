@@ -265,3 +265,44 @@ func TestStorage_ReadsAtTheVisibleRevision(t *testing.T) {
 	}
 	t.Logf("30 transactions held back by the disk: every read showed the last durable state, then the new one (rev %d)", s.Rev())
 }
+
+// The faults act on what clients see, so they apply when a change becomes
+// visible, not when it commits. A Compact while a change waits for the disk
+// forgets what clients could have seen and keeps the pending change in the
+// history: a watch from the compacted revision then gets it once it is
+// durable, with no hole. A hide switched on after the commit hides it at
+// delivery: the watch open then goes deaf at it.
+func TestStorage_FaultsApplyWhenAChangeBecomesVisible(t *testing.T) {
+	s, committed := stalledStore(t)
+	put(t, s, "/registry/pods/ns/a", "v1")
+	<-committed
+
+	resume := s.StallDisk()
+	done := update(s, "/registry/pods/ns/a", "v2")
+	rev := <-committed
+	s.Compact()
+	t.Logf("compacted at %d while rev %d waits for the disk", s.Compacted(), rev)
+	assert.Equal(t, rev-1, s.Compacted(), "compaction reaches the visible revision, not past it")
+	resumed, replay, err := s.Watch("/registry/pods/", WatchOptions[*val]{Rev: s.Compacted()})
+	require.NoError(t, err, "a client at the visible revision may still resume")
+	defer resumed.Stop()
+	assert.Empty(t, replay)
+	resume()
+	require.NoError(t, <-done)
+	assert.Equal(t, []string{"MODIFIED v2@2"}, drain(resumed), "the pending change, kept through the compaction: no hole")
+
+	resume = s.StallDisk()
+	t.Cleanup(resume)
+	done = update(s, "/registry/pods/ns/a", "v3")
+	rev = <-committed
+	h := s.Hide(func(*Event[*val]) bool { return true }, 0)
+	t.Logf("a hide switched on after rev %d committed", rev)
+	resume()
+	require.NoError(t, <-done)
+	assert.Empty(t, drain(resumed), "hidden at delivery")
+	assert.ErrorIs(t, resumed.Err(), ErrMissedEvent, "the watch went deaf at it")
+	s.EndOutage(h)
+	<-resumed.Done()
+	_, _, err = s.Watch("/registry/pods/", WatchOptions[*val]{Rev: rev - 1})
+	assert.ErrorIs(t, err, ErrCompacted, "after the outage its reader relists")
+}
