@@ -23,7 +23,8 @@ import (
 type Recovery = storage.Recovery
 
 // Open returns a server that keeps its objects in the directory dir: every write
-// is in a write-ahead log, fsync'd before it is acknowledged, and a server
+// is in a write-ahead log, fsync'd before it is acknowledged and before any
+// client sees it (a watch event, a list; storage/visible.go), and a server
 // opened again on the same directory (after Close, a crash or kill -9) has
 // every acknowledged object, and a resourceVersion counter that never goes
 // back. Recovery() says what it found. An empty dir is the in-memory

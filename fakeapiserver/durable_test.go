@@ -1,12 +1,15 @@
 package fakeapiserver
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -362,4 +365,68 @@ func TestDurable_RestartStoreDuringWrites(t *testing.T) {
 	for name, rv := range acked {
 		assert.Equal(t, rv, got[name], name)
 	}
+}
+
+// A watch frame is never sent before the write is durable, as etcd sends a
+// watch event only for a committed revision. With the disk stalled, a POST
+// commits but waits for its fsync: the watch's next frame is a BOOKMARK at
+// the version before it (never past it), a list does not show it, and only
+// once the fsync completes does the client get its 201 and the watch the
+// ADDED. A crash in between would lose nothing any client was told of.
+func TestDurable_WatchFrameOnlyOnceDurable(t *testing.T) {
+	e := newEnvIn(t, t.TempDir(), Options{BookmarkInterval: time.Minute})
+	from := e.srv.ResourceVersion()
+	a := e.createPod("default", "a", nil)
+	ws := e.watch("/api/v1/namespaces/default/pods?watch=true&allowWatchBookmarks=true&timeoutSeconds=600&resourceVersion=" + from)
+	require.Equal(t, "ADDED a@"+a.ResourceVersion, ws.next().summary(t))
+	require.NoError(t, e.clock.BlockUntilWaiters(ctxTimeout(t), 2)) // timeout timer + bookmark ticker
+
+	resume := e.srv.store.StallDisk()
+	t.Cleanup(resume)
+	committed := func() (rev uint64) {
+		require.NoError(t, e.srv.store.Update(func(tx *recordTx) error { rev = tx.NextRev() - 1; return nil }))
+		return rev
+	}
+	before := committed()
+	type answer struct {
+		code int
+		body []byte
+		err  error
+	}
+	posted := make(chan answer, 1)
+	go func() {
+		body := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"b"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`
+		resp, err := requestClient.Post(e.http.URL+"/api/v1/namespaces/default/pods", "application/json", strings.NewReader(body))
+		if err != nil {
+			posted <- answer{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		posted <- answer{code: resp.StatusCode, body: b, err: err}
+	}()
+	require.Eventually(t, func() bool { return committed() > before }, 10*time.Second, time.Millisecond, "the POST commits")
+	t.Logf("pod b committed at rv %d; the disk is stalled: not durable", committed())
+
+	e.clock.Step(time.Minute)
+	require.Equal(t, "BOOKMARK @"+a.ResourceVersion, ws.next().summary(t),
+		"the next frame is a bookmark at the last durable version, not the ADDED")
+	var list api.PodList
+	e.get("/api/v1/namespaces/default/pods").decode(t, &list)
+	require.Len(t, list.Items, 1, "a list does not show it")
+	require.Equal(t, a.ResourceVersion, list.ResourceVersion)
+	select {
+	case ans := <-posted:
+		t.Fatalf("the POST was answered (%d) before the write was durable", ans.code)
+	default:
+	}
+
+	t.Log("the fsync completes")
+	resume()
+	ans := <-posted
+	require.NoError(t, ans.err)
+	require.Equal(t, http.StatusCreated, ans.code, "body: %s", ans.body)
+	var b api.Pod
+	require.NoError(t, json.Unmarshal(ans.body, &b))
+	require.Equal(t, "ADDED b@"+b.ResourceVersion, ws.next().summary(t))
 }

@@ -31,10 +31,16 @@
 //     watcher does. A reader too slow to keep up is cut off instead of
 //     buffered forever.
 //   - Durability. With a directory, every write is in a write-ahead log,
-//     fsync'd before it is acknowledged (many writers share one fsync);
-//     snapshots bound the log; a restart (even after kill -9) recovers
-//     every acknowledged write, at a revision that never goes back, with
-//     an empty history: every older revision is then ErrCompacted.
+//     fsync'd before it is acknowledged (many writers share one fsync), and
+//     before any client sees it: like etcd, which applies, serves and sends
+//     watch events only for committed revisions, the store makes a change
+//     visible (to watches, lists, gets, Rev) only once it is durable, so
+//     nothing a client saw can un-happen. Reads do not wait for the disk:
+//     they read the last visible state (visible.go says why). The cost: a
+//     watch event waits for the group fsync of its change. Snapshots bound
+//     the log; a restart (even after kill -9) recovers every acknowledged
+//     write, at a revision that never goes back, with an empty history:
+//     every older revision is then ErrCompacted.
 //
 // # The API
 //
@@ -68,10 +74,10 @@
 //     they define.
 //   - Faults a real etcd and network produce, in storage words: Hide (a
 //     watch that misses an event goes deaf and ends with ErrMissedEvent),
-//     Compact, CloseWatches, Restart.
+//     Compact, CloseWatches, Restart, StallDisk (fsyncs that hang).
 //
 // Start with store.go (the state), txn.go (writes and lists), watch.go,
-// then faults.go and durable.go (wal.go, walrecord.go, snapshot.go,
+// visible.go (when a change is seen), then faults.go and durable.go (wal.go, walrecord.go, snapshot.go,
 // recover.go). The tests tell the story: go test -v ./fakeapiserver/storage,
 // and the scripts in testdata/ (TestScripts).
 package storage

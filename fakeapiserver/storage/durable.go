@@ -42,8 +42,8 @@ func (s *Store[O]) Recovery() Recovery {
 func (s *Store[O]) Durable() bool { return s.opts.Dir != "" }
 
 // Restart simulates a crash and restart of the store, in process: what is
-// not yet durable is dropped (its writers get ErrUnavailable), every
-// watch is ended, and the state is read back from Dir: every acknowledged
+// not yet durable is dropped (its writers get ErrUnavailable; no client
+// saw it, visible.go), every watch is ended, and the state is read back from Dir: every acknowledged
 // write, at a revision that went forward, with an empty history (every
 // older revision is ErrCompacted).
 func (s *Store[O]) Restart() error {
@@ -54,6 +54,7 @@ func (s *Store[O]) Restart() error {
 	}
 	s.wal.crash()
 	s.wal = nil
+	s.dropUndeliveredLocked() // no client saw them: they go with the process
 	s.eachWatcher(func(w *Watcher[O]) { w.stopLocked() })
 	s.mu.Unlock()
 	return s.load()
@@ -117,13 +118,13 @@ func (s *Store[O]) attachLocked(rc *recovered) error {
 		s.values[e.Key] = kv[O]{value: vals[i], rev: e.Rev}
 		s.keys[i] = e.Key
 	}
-	s.rev = rc.rv
+	s.rev, s.visible = rc.rv, rc.rv
+	s.dropUndeliveredLocked()
 	s.history.clear()
 	s.compacted = rc.rv
 	s.wal = w
 	s.recovery = rc.report
-	close(s.revChanged)
-	s.revChanged = make(chan struct{})
+	s.wakeLocked()
 	if t := s.opts.Tracer; t.On() {
 		t.Event("storage recovered", trace.RV(strconv.FormatUint(rc.rv, 10)), trace.Count(rc.report.Objects),
 			trace.Reason("history starts empty here: older versions answer 410 Expired"))

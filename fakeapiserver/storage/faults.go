@@ -40,8 +40,8 @@ type Hiding[O Object] struct {
 }
 
 // Hide makes every change for which match returns true invisible to the
-// watches open when it happens (it is still stored, listed and kept in
-// the history); count > 0 ends the hide after that many. An earlier hide
+// watches open when it is made visible (visible.go: with a log, once it is
+// durable; it is still stored, listed and kept in the history); count > 0 ends the hide after that many. An earlier hide
 // ends first; a nil match only ends it. match runs under the store's
 // lock. The returned handle names this hide for EndOutage.
 func (s *Store[O]) Hide(match func(*Event[O]) bool, count int) *Hiding[O] {
@@ -55,7 +55,7 @@ func (s *Store[O]) Hide(match func(*Event[O]) bool, count int) *Hiding[O] {
 	return s.hide
 }
 
-// hideLocked hides a committed event from the open watches: each watch
+// hideLocked hides a change being made visible from the open watches: each watch
 // that would have received it goes deaf at it. A counted hide ends with
 // its last event.
 func (s *Store[O]) hideLocked(ev *Event[O]) {
@@ -127,6 +127,20 @@ func (s *Store[O]) EndOutage(h *Hiding[O]) {
 	if s.hide == h {
 		s.hide = nil
 	}
+}
+
+// StallDisk stalls the log, as a disk that stops answering: from now on
+// the log writes and fsyncs nothing until resume is called, so writes
+// commit (a transaction sees them) but none becomes durable, or visible to
+// a client (visible.go): their Update waits. A Restart while stalled loses
+// them; a Close flushes them anyway. Without a log it does nothing.
+func (s *Store[O]) StallDisk() (resume func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.wal == nil {
+		return func() {}
+	}
+	return s.wal.stall()
 }
 
 // Inject queues ev, as it is, on every open watch: for fault injection

@@ -27,12 +27,14 @@ import (
 //
 // After a clean Close (the log ends with a walClose record) the counter
 // continues exactly where it stopped. After a crash it continues
-// walMaxPending+1 past the last version on disk: up to walMaxPending writes
-// may have been seen by watchers or lists and then lost with the process
-// (see wal.go), and no client may hold a version the new server could hand
-// out again for something else. That jump is itself logged (walRV) and
-// fsync'd before the server serves, so a crash right after a restart cannot
-// go back. Either way history starts empty at the new version: a watch, an
+// walMaxPending+1 past the last version on disk: up to walMaxPending
+// versions may have been handed to writes that were lost with the process.
+// No client saw them (a change is visible only once durable, visible.go),
+// but the trace named them (a "commit" line at each), and skipping every
+// version that could have been handed out means no version ever names two
+// states, not even in a log. That jump is itself logged (walRV) and fsync'd
+// before the server serves, so a crash right after a restart cannot go
+// back. Either way history starts empty at the new version: a watch, an
 // exact list or a continue token at any older version answers 410 Expired,
 // as a restarted kube-apiserver's empty watch cache does, and clients relist.
 

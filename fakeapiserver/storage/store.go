@@ -130,8 +130,16 @@ type Options[O Object] struct {
 // # Locking
 //
 // One mutex guards everything. Writers hold it while they commit and while
-// they hand the event to every open watcher (a non-blocking channel send
+// they hand events to every open watcher (a non-blocking channel send
 // per watcher), so every watcher sees every event in revision order.
+//
+// # Two revisions: committed and visible
+//
+// rev is the writer's view: the last change committed, what a transaction
+// (Tx) reads. visible is the clients' view: every change up to it is
+// durable and has been delivered to the watches (visible.go). Without a
+// log the two are always equal; with one, the changes in between wait in
+// undelivered until the log has fsync'd them.
 type Store[O Object] struct {
 	opts Options[O]
 	tx   Tx[O] // the one transaction, valid while mu is held (no allocation per write)
@@ -140,6 +148,10 @@ type Store[O Object] struct {
 	rev    uint64
 	values map[string]kv[O]
 	keys   []string // the keys of values, sorted: a prefix is a range
+	// visible, undelivered and atVisible: see visible.go.
+	visible     uint64
+	undelivered []*Event[O]
+	atVisible   map[string]atVisible[O]
 	// history keeps the last events; compacted is the newest revision it
 	// no longer holds (every event with Rev > compacted is in it).
 	history   ring[O]
@@ -171,16 +183,20 @@ func New[O Object](opts Options[O]) *Store[O] {
 		history:    ring[O]{buf: make([]*Event[O], opts.History)},
 		revChanged: make(chan struct{}),
 		watchers:   map[string]map[*Watcher[O]]struct{}{},
+		atVisible:  map[string]atVisible[O]{},
 	}
 	s.tx.s = s
 	return s
 }
 
-// Rev is the current revision: that of the latest write.
+// Rev is the current revision as clients see it: that of the latest write
+// made visible (with a log, the latest durable one; see visible.go). A
+// bookmark or a list never carries a revision past an event a watch has
+// not been handed yet.
 func (s *Store[O]) Rev() uint64 {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.rev
+	return s.visible
 }
 
 // Compacted is the newest revision the history no longer holds: a watch
@@ -199,12 +215,12 @@ func (s *Store[O]) HistoryStats() (events int, bytes int64) {
 	return s.history.n, s.history.bytes
 }
 
-// RevChanged returns the current revision and a channel closed at the next
-// commit: wait on it to learn when the store has reached a revision.
+// RevChanged returns the current revision (Rev) and a channel closed when
+// it next moves: wait on it to learn when the store has reached a revision.
 func (s *Store[O]) RevChanged() (uint64, <-chan struct{}) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.rev, s.revChanged
+	return s.visible, s.revChanged
 }
 
 // kv is a value with the revision of its last write (etcd's mod revision).
@@ -213,10 +229,21 @@ type kv[O Object] struct {
 	rev   uint64
 }
 
-// Get returns the current value at key.
+// Get returns the current value at key, as clients see it (Rev).
 func (s *Store[O]) Get(key string) (O, error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
+	return s.getLocked(key)
+}
+
+func (s *Store[O]) getLocked(key string) (O, error) {
+	if p, ok := s.atVisible[key]; ok {
+		if !p.present {
+			var zero O
+			return zero, ErrNotFound
+		}
+		return p.value, nil
+	}
 	e, ok := s.values[key]
 	if !ok {
 		return e.value, ErrNotFound
@@ -225,8 +252,8 @@ func (s *Store[O]) Get(key string) (O, error) {
 }
 
 // Compact forgets all history: a watch or exact list at any revision
-// before the current one is ErrCompacted from now on. Open watches keep
-// running.
+// before the current one (Rev) is ErrCompacted from now on. Open watches
+// keep running.
 func (s *Store[O]) Compact() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -243,15 +270,20 @@ func (s *Store[O]) ForgetHistory() {
 	s.compactLocked()
 }
 
+// compactLocked forgets every change a client could have seen: the
+// history keeps only the changes not yet visible, which watches opened now
+// will still need once they are delivered.
 func (s *Store[O]) compactLocked() {
-	s.history.clear()
-	s.compacted = s.rev
+	for s.history.n > 0 && s.history.at(0).Rev <= s.visible {
+		s.history.popOldest()
+	}
+	s.compacted = max(s.compacted, s.visible)
 }
 
 // traceCompacted says a compaction happened.
 func (s *Store[O]) traceCompacted() {
 	if t := s.opts.Tracer; t.On() {
-		t.Event("history compacted", trace.RV(strconv.FormatUint(s.rev, 10)), trace.Reason("a watch or list from an older rv now gets 410 Expired"))
+		t.Event("history compacted", trace.RV(strconv.FormatUint(s.visible, 10)), trace.Reason("a watch or list from an older rv now gets 410 Expired"))
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -32,7 +31,8 @@ type Tx[O Object] struct {
 }
 
 // Update runs fn with the store locked for writing, then waits until what
-// it committed is durable. fn's error is returned as is; a store that
+// it committed is durable and visible (visible.go): once Update returns, a
+// Get, List or Watch sees it. fn's error is returned as is; a store that
 // cannot take writes (closed, its log failed) refuses before fn runs.
 func (s *Store[O]) Update(fn func(tx *Tx[O]) error) error {
 	s.mu.Lock()
@@ -47,9 +47,19 @@ func (s *Store[O]) Update(fn func(tx *Tx[O]) error) error {
 	if w == nil || rev == mark {
 		return err
 	}
-	if derr := w.waitDurable(rev); derr != nil && err == nil {
-		err = &NotDurableError{Err: derr}
+	if derr := w.waitDurable(rev); derr != nil {
+		if err == nil {
+			err = &NotDurableError{Err: derr}
+		}
+		return err
 	}
+	// Durable: deliver it, and whatever else the same fsync made durable
+	// (unless a writer of the same batch came first). After a Restart the
+	// undelivered events are gone and this does nothing: the recovered
+	// state holds the write.
+	s.mu.Lock()
+	s.deliverLocked(w.durableRev())
+	s.mu.Unlock()
 	return err
 }
 
@@ -201,21 +211,30 @@ func (tx *Tx[O]) Rewrite(prefix string, f func(O) O) {
 		e.value = f(e.value)
 		s.values[k] = e
 	}
+	for k, p := range s.atVisible {
+		if p.present && strings.HasPrefix(k, prefix) {
+			p.value = f(p.value)
+			s.atVisible[k] = p
+		}
+	}
 }
 
-// List is Store.List inside the transaction.
+// List is Store.List inside the transaction: it reads the writer's state
+// (every change committed, durable or not).
 func (tx *Tx[O]) List(prefix string, opts ListOptions[O]) (ListResult[O], error) {
-	return tx.s.listLocked(prefix, opts)
+	return tx.s.listLocked(prefix, opts, tx.s.rev)
 }
 
 // commitLocked makes one change: it takes the next revision, logs it
-// (durable.go), applies it, keeps it in the history, hands it to the open
-// watches (or hides it from them, faults.go), and finally tells OnCommit.
+// (durable.go), applies it, keeps it in the history, makes it visible (or,
+// with a log, queues it until it is durable: visible.go) and finally tells
+// OnCommit.
 func (s *Store[O]) commitLocked(ev *Event[O]) {
 	s.rev = ev.Rev
 	if s.wal != nil {
 		s.logLocked(ev)
 	}
+	prev, existed := s.values[ev.Key]
 	if ev.Type == Deleted {
 		s.removeLocked(ev.Key)
 	} else {
@@ -233,13 +252,7 @@ func (s *Store[O]) commitLocked(ev *Event[O]) {
 		attrs := append([]slog.Attr{trace.Type(string(ev.Type))}, s.describe(ev.Key)...)
 		t.Event("commit", append(attrs, trace.RV(strconv.FormatUint(ev.Rev, 10)))...)
 	}
-	if s.hide == nil || !s.hide.match(ev) {
-		s.fanOutLocked(ev)
-	} else {
-		s.hideLocked(ev)
-	}
-	close(s.revChanged)
-	s.revChanged = make(chan struct{})
+	s.publishLocked(ev, prev, existed)
 	if s.wal != nil {
 		s.maybeSnapshotLocked()
 	}
@@ -273,79 +286,39 @@ type ListResult[O Object] struct {
 	Remaining int
 }
 
-// List returns, in key order, the values under prefix as opts asks.
+// List returns, in key order, the values under prefix as opts asks, as
+// clients see them: at Rev (0) or older.
 func (s *Store[O]) List(prefix string, opts ListOptions[O]) (ListResult[O], error) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.listLocked(prefix, opts)
+	return s.listLocked(prefix, opts, s.visible)
 }
 
-func (s *Store[O]) listLocked(prefix string, opts ListOptions[O]) (ListResult[O], error) {
-	res := ListResult[O]{Rev: s.rev}
-	var n int
-	var at func(i int) O
+// listLocked lists as of now (the visible revision, or the writer's).
+func (s *Store[O]) listLocked(prefix string, opts ListOptions[O], now uint64) (ListResult[O], error) {
+	res := ListResult[O]{Rev: now}
+	at := now
 	if opts.Rev != 0 {
 		if opts.Rev < s.compacted {
 			return res, &CompactedError{Rev: opts.Rev, Compacted: s.compacted}
 		}
 		res.Rev = opts.Rev
+		at = min(opts.Rev, now)
 	}
-	if opts.Rev != 0 && opts.Rev < s.rev {
-		snap := s.snapshotLocked(prefix, opts.From, opts.Rev)
-		n, at = len(snap), func(i int) O { return snap[i] }
-	} else {
-		keys := s.keyRange(prefix, opts.From)
-		n, at = len(keys), func(i int) O { return s.values[keys[i]].value }
-	}
+	keys, value := s.readLocked(prefix, opts.From, at)
+	n := len(keys)
 	i := 0
 	for ; i < n; i++ {
 		if opts.Limit > 0 && len(res.Items) >= opts.Limit {
 			res.More, res.Remaining = true, n-i
 			break
 		}
-		v := at(i)
+		v := value(i)
 		if opts.Predicate == nil || opts.Predicate(v) {
 			res.Items = append(res.Items, v)
 		}
 	}
 	return res, nil
-}
-
-// snapshotLocked returns the values under prefix from the key from on as
-// they were at revision at, in key order, by undoing every later event.
-// The caller checked at >= s.compacted.
-func (s *Store[O]) snapshotLocked(prefix, from string, at uint64) []O {
-	keys := s.keyRange(prefix, "")
-	snap := make(map[string]O, len(keys))
-	for _, k := range keys {
-		snap[k] = s.values[k].value
-	}
-	s.history.eachNewestFirst(func(ev *Event[O]) bool {
-		if ev.Rev <= at {
-			return false
-		}
-		if !strings.HasPrefix(ev.Key, prefix) {
-			return true
-		}
-		if ev.Type == Added {
-			delete(snap, ev.Key)
-		} else {
-			snap[ev.Key] = ev.Prev
-		}
-		return true
-	})
-	keys = keys[:0:0]
-	for k := range snap {
-		if k >= from {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	out := make([]O, len(keys))
-	for i, k := range keys {
-		out[i] = snap[k]
-	}
-	return out
 }
 
 // writableLocked refuses a write to a durable store whose log cannot take

@@ -13,30 +13,33 @@ import (
 // every committed event is appended to a log segment (DataDir/wal-<n>.log, frames as in walrecord.go)
 // and fsync'd before the write that made it is acknowledged.
 //
-// # When a write is acknowledged (the invariant)
+// # When a write is acknowledged, and when it is seen (the invariant)
 //
 //  1. Under the store's lock a writer takes the next resourceVersion, applies
-//     the change in memory, hands the event to the open watches and appends
+//     the change to the writer's state (what a transaction reads) and appends
 //     its record to the log's queue (memory). The lock makes the queue's
-//     order the resourceVersion order.
+//     order the resourceVersion order. No client sees the change yet: its
+//     event waits on the store's undelivered list (visible.go).
 //  2. It releases the lock and waits (waitDurable) until the flusher has
 //     written and fsync'd a batch holding its record. Many writers share one
 //     fsync: while the flusher syncs one batch, the next one fills up (group
 //     commit).
-//  3. Only then does it answer: the HTTP response or the Go API's return.
+//  3. It takes the lock again and makes visible every change the log has
+//     made durable, in order: the watches get the events, lists and gets
+//     and Rev show them (whichever writer of a batch comes first does it for
+//     all).
+//  4. Only then does it answer: the HTTP response or the Go API's return.
 //
-// So an acknowledged write is on disk. The converse does not hold: a watcher
-// or a list may see a write before it is durable (step 1), as waiting for
-// the fsync under the lock would serialize every fsync. If the process dies
-// then, that write is lost although a client saw its resourceVersion. That
-// is made harmless by bounding how far ahead of the disk the server may run
-// (at most walMaxPending records are queued and not yet durable; a writer
-// waits for room under the store's lock) and by a restart after a crash
-// moving the counter past every number that could have been handed out
-// (recover.go): the restarted server's history starts above any version a
-// client holds, so every client's next watch or exact list is 410 Expired and
-// it relists, dropping what it saw of the lost write. No resourceVersion
-// ever names two different states.
+// So an acknowledged write is on disk, and so is every change any client
+// saw: a watch event, a list, a bookmark's or a list's resourceVersion are
+// all at most the durable mark. Nothing a client saw can un-happen: a crash
+// (kill -9, Restart) loses only changes that were never acknowledged and
+// never seen, as etcd applies and serves only committed revisions. The
+// cost: a watch event waits for the group fsync of its change (about one
+// fsync of latency), as the writer's answer always did; the fsyncs are
+// still shared. At most walMaxPending records are queued and not yet
+// durable (a writer waits for room under the store's lock), which bounds
+// the memory a stalled disk can pin.
 type wal struct {
 	dir string
 
@@ -49,6 +52,7 @@ type wal struct {
 	durable     uint64     // every record with rv <= durable is fsync'd
 	err         error      // sticky: the log failed, crashed or was closed
 	stopping    bool       // the flusher exits once the queue is empty
+	stalled     bool       // the flusher takes nothing until resumed (StallDisk), unless stopping
 	done        chan struct{}
 	syncs       int64 // batches fsync'd, and the records in them: their
 	synced      int64 // ratio is how many writes share an fsync
@@ -182,6 +186,31 @@ func (w *wal) waitDurable(rv uint64) error {
 	return w.err
 }
 
+// durableRev is the log's durable mark: every record with rv <= it is
+// fsync'd.
+func (w *wal) durableRev() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.durable
+}
+
+// stall makes the flusher take nothing from the queue until the returned
+// resume is called (a close flushes anyway; a crash drops the queue).
+func (w *wal) stall() (resume func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stalled = true
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			w.stalled = false
+			w.flushCond.Signal()
+		})
+	}
+}
+
 // failed reports the log's sticky error, if any.
 func (w *wal) failed() error {
 	w.mu.Lock()
@@ -195,7 +224,7 @@ func (w *wal) flushLoop() {
 	defer close(w.done)
 	for {
 		w.mu.Lock()
-		for len(w.queue) == 0 && !w.stopping {
+		for (len(w.queue) == 0 || w.stalled) && !w.stopping {
 			w.flushCond.Wait()
 		}
 		if len(w.queue) == 0 {

@@ -13,7 +13,8 @@ import (
 // A watch is registered on a key, or on a prefix (a key ending in "/"),
 // and gets every change under it after a revision, in revision order:
 // first what it asked to start with (the current values as ADDED, or the
-// history after its revision replayed), then each change as it commits.
+// history after its revision replayed), then each change as it becomes
+// visible (as it commits; with a log, once it is durable: visible.go).
 // Registration and the start happen under one lock, so no change falls
 // between the two; a revision older than the history is ErrCompacted.
 //
@@ -92,8 +93,8 @@ type Watcher[O Object] struct {
 // ID numbers the watch, for the trace.
 func (w *Watcher[O]) ID() uint64 { return w.id }
 
-// StartRev is the store's revision when the watch was registered: the
-// state its initial events showed.
+// StartRev is the store's revision (Rev) when the watch was registered:
+// the state its initial events showed.
 func (w *Watcher[O]) StartRev() uint64 { return w.rev }
 
 // ResultChan delivers the watch's events.
@@ -121,7 +122,7 @@ func (w *Watcher[O]) Err() error {
 func (w *Watcher[O]) Progress() (rev uint64, queued int, deaf bool) {
 	w.s.mu.RLock()
 	defer w.s.mu.RUnlock()
-	return w.s.rev, len(w.ch), w.missed != 0
+	return w.s.visible, len(w.ch), w.missed != 0
 }
 
 // Stop ends the watch and unregisters it. The reader calls it when done.
@@ -163,7 +164,7 @@ func (s *Store[O]) Watch(key string, opts WatchOptions[O]) (*Watcher[O], []*Watc
 		return nil, nil, &CompactedError{Rev: opts.Rev, Compacted: s.compacted}
 	}
 	s.watchIDs++
-	w := &Watcher[O]{s: s, id: s.watchIDs, key: key, pred: opts.Predicate, rev: s.rev, after: s.rev,
+	w := &Watcher[O]{s: s, id: s.watchIDs, key: key, pred: opts.Predicate, rev: s.visible, after: s.visible,
 		ch: make(chan *WatchEvent[O], opts.Buffer), done: make(chan struct{})}
 	if opts.Admit != nil && !opts.Admit() {
 		w.stopLocked()
@@ -173,8 +174,9 @@ func (s *Store[O]) Watch(key string, opts WatchOptions[O]) (*Watcher[O], []*Watc
 	switch {
 	case opts.SendInitialEvents:
 		var vals []O
-		for _, k := range s.keysFor(key) {
-			if v := s.values[k].value; w.matches(v) {
+		keys, value := s.keysFor(key)
+		for i := range keys {
+			if v := value(i); w.matches(v) {
 				vals = append(vals, v)
 			}
 		}
@@ -186,13 +188,16 @@ func (s *Store[O]) Watch(key string, opts WatchOptions[O]) (*Watcher[O], []*Watc
 	case opts.Rev != 0:
 		w.after = opts.Rev
 		for _, ev := range s.history.since(opts.Rev) {
+			if ev.Rev > s.visible {
+				break // not visible yet: delivered to it later
+			}
 			if watchCovers(ev.Key, key) {
 				if typ, v, ok := w.view(ev, nil); ok {
 					initial = append(initial, &WatchEvent[O]{Type: typ, Value: v})
 				}
 			}
 		}
-		w.after = max(opts.Rev, s.rev)
+		w.after = max(opts.Rev, s.visible)
 	}
 	if s.watchers[key] == nil {
 		s.watchers[key] = map[*Watcher[O]]struct{}{}
@@ -201,15 +206,17 @@ func (s *Store[O]) Watch(key string, opts WatchOptions[O]) (*Watcher[O], []*Watc
 	return w, initial, nil
 }
 
-// keysFor is the keys a watch of key covers.
-func (s *Store[O]) keysFor(key string) []string {
+// keysFor is the keys a watch of key covers, and their values, as clients
+// see them (at the visible revision).
+func (s *Store[O]) keysFor(key string) ([]string, func(i int) O) {
 	if strings.HasSuffix(key, "/") {
-		return s.keyRange(key, "")
+		return s.readLocked(key, "", s.visible)
 	}
-	if _, ok := s.values[key]; ok {
-		return []string{key}
+	v, err := s.getLocked(key)
+	if err != nil {
+		return nil, nil
 	}
-	return nil
+	return []string{key}, func(int) O { return v }
 }
 
 // view turns a change into what this watcher sees of it, if anything. fo,
