@@ -143,21 +143,26 @@ func timeOnce(f func()) time.Duration {
 
 // BenchmarkWatchPipeline100k: 100,000 MODIFIED events of ~3.9 KB pods
 // (10,000 pods, 10 events each) over loopback HTTP from prebuilt frames,
-// through listwatch → reflector → DeltaFIFO or RealFIFO → indexer → a
-// handler that counts; ns/op is from Run to the handler's 100,000th call.
+// through listwatch → reflector → queue → indexer → a handler that counts;
+// ns/op is from Run to the handler's 100,000th call.
 //
 //   - bare-decode: the yardstick, a single-goroutine json.Decoder loop.
 //   - bare-decode-2-goroutines: two goroutines, each a json.Decoder loop
 //     over half the stream: what a second core adds to decoding alone.
 //   - bare-onepass: a single-goroutine loop with the pipeline's decoder,
 //     onepass.Unmarshal (internal/onepass).
-//   - DeltaFIFO, RealFIFO: the informer with each queue; RealFIFO-1.36:
-//     with client-go 1.36's modes (informer.ClientGo136): a watch event
-//     is not merged or reordered either way, but the informer pops up to
-//     1,000 at once into one cache transaction, and the Reflector's writes
-//     do not wait for the handlers.
-//   - DeltaFIFO-nohandler: no handler; done when the indexer holds the last
-//     event (polled every ms). The difference to DeltaFIFO is the cost of
+//   - Today, Articles: the two informers (informer.Pipeline), side by
+//     side; the rest are the articles' informer with one of today's pieces
+//     added (pipelines below).
+//   - RealFIFO, RealFIFO-1.36: the articles' list then watch, with the
+//     1.33 queue, or with it in client-go 1.36's modes
+//     (informer.ClientGo136): a watch event is not merged or reordered
+//     either way, but the informer pops up to 1,000 at once into one cache
+//     transaction, and the Reflector's writes do not wait for the handlers.
+//     Today is RealFIFO-1.36 with a streaming list instead of list then
+//     watch.
+//   - Articles-nohandler: no handler; done when the indexer holds the last
+//     event (polled every ms). The difference to Articles is the cost of
 //     handler dispatch.
 //
 // x-bare is the pipeline's events/s ÷ the bare loop's: above 1 the
@@ -196,10 +201,10 @@ func BenchmarkWatchPipeline100k(b *testing.B) {
 		}
 		b.ReportMetric(float64(bareWatchNs)/float64(onepassWatchNs), "x-bare")
 	})
-	b.Run("DeltaFIFO", func(b *testing.B) { benchWatchPipeline(b, d, deltaFIFO, true) })
-	b.Run("RealFIFO", func(b *testing.B) { benchWatchPipeline(b, d, realFIFO, true) })
-	b.Run("RealFIFO-1.36", func(b *testing.B) { benchWatchPipeline(b, d, realFIFO136, true) })
-	b.Run("DeltaFIFO-nohandler", func(b *testing.B) { benchWatchPipeline(b, d, deltaFIFO, false) })
+	for _, p := range pipelines {
+		b.Run(p.name, func(b *testing.B) { benchWatchPipeline(b, d, p.opts, true) })
+	}
+	b.Run("Articles-nohandler", func(b *testing.B) { benchWatchPipeline(b, d, articles, false) })
 }
 
 func reportEvents(b *testing.B, events int) {
@@ -208,18 +213,51 @@ func reportEvents(b *testing.B, events int) {
 	b.ReportMetric(perOp/float64(events), "ns/event")
 }
 
-// The informers the pipeline benchmarks compare, all the articles'
-// informer (informer.Articles: list then watch, which the benchmarks'
-// servers answer; they serve no streaming list) with one queue or
-// another: the articles' DeltaFIFO, the RealFIFO of the InOrderInformers
-// gate (1.33), and the RealFIFO with client-go 1.36's modes (atomic
-// relists, unlocking while processing, batches of up to 1,000 deltas in
-// one cache transaction).
+// The informers the pipeline benchmarks compare, in this order in both:
+// today's and the articles' (informer.Pipeline), then the articles' list
+// then watch with one of today's pieces added at a time, the queue first.
+//
+// Until both informers were measured, the articles' informer was the row
+// named DeltaFIFO (the same options: Articles' queue is the DeltaFIFO), and
+// Articles-nohandler was DeltaFIFO-nohandler: docs/performance.md's history
+// quotes those names.
 var (
-	deltaFIFO   = informer.SharedIndexInformerOptions{Pipeline: informer.Articles, Queue: informer.DeltaFIFOQueue}
-	realFIFO    = informer.SharedIndexInformerOptions{Pipeline: informer.Articles, Queue: informer.RealFIFOQueue}
-	realFIFO136 = informer.SharedIndexInformerOptions{Pipeline: informer.Articles, Queue: informer.RealFIFOQueue, RealFIFO: informer.ClientGo136()}
+	today    = informer.SharedIndexInformerOptions{Pipeline: informer.Today}
+	articles = informer.SharedIndexInformerOptions{Pipeline: informer.Articles}
+
+	pipelines = []struct {
+		name string
+		opts informer.SharedIndexInformerOptions
+	}{
+		// client-go 1.36: a streaming list (one watch with
+		// sendInitialEvents=true; the server answers it as fakeapiserver
+		// does, server_test.go), then the same watch; a RealFIFO with all
+		// of 1.36's modes.
+		{"Today", today},
+		// The articles': a list, then a watch from its version; a
+		// DeltaFIFO.
+		{"Articles", articles},
+		// The articles' list then watch with the RealFIFO of the
+		// InOrderInformers gate (1.33).
+		{"RealFIFO", informer.SharedIndexInformerOptions{Pipeline: informer.Articles, Queue: informer.RealFIFOQueue}},
+		// The same in client-go 1.36's modes (atomic relists, unlocking
+		// while processing, batches of up to 1,000 deltas in one cache
+		// transaction): Today but for the streaming list.
+		{"RealFIFO-1.36", informer.SharedIndexInformerOptions{Pipeline: informer.Articles, Queue: informer.RealFIFOQueue, RealFIFO: informer.ClientGo136()}},
+	}
 )
+
+// checkFirstRequest fails b unless the informer opened the list it should
+// have: a streaming list for Today, a LIST (and no streaming list) for the
+// articles' informer and its variants.
+func checkFirstRequest(b *testing.B, srv *server, opts informer.SharedIndexInformerOptions) {
+	n := srv.streamingLists.Load()
+	if streams := opts.Pipeline == informer.Today; streams && n == 0 {
+		b.Fatal("today's informer opened no streaming list")
+	} else if !streams && n != 0 {
+		b.Fatalf("the articles' informer opened %d streaming lists", n)
+	}
+}
 
 func benchWatchPipeline(b *testing.B, d *watchData, opts informer.SharedIndexInformerOptions, handler bool) {
 	srv := newServer(emptyList, d.frames)
@@ -269,6 +307,8 @@ func benchWatchPipeline(b *testing.B, d *watchData, opts informer.SharedIndexInf
 		b.StopTimer()
 		cancel()
 		<-done
+		checkFirstRequest(b, srv, opts)
+		srv.streamingLists.Store(0)
 		b.StartTimer()
 	}
 	reportEvents(b, watchEvents)
@@ -355,16 +395,21 @@ func (s *peakSampler) Stop() (peak, live uint64) {
 	return max(s.peak, heapObjectsBytes()), max(s.live, markedLiveBytes())
 }
 
-// BenchmarkListSync50k: the initial sync of 50,000 ~3.9 KB pods, served as
-// one prebuilt PodList body over loopback HTTP, from Run to HasSynced
-// (polled every ms).
+// BenchmarkListSync50k: the initial sync of 50,000 ~3.9 KB pods over
+// loopback HTTP, from Run to HasSynced (polled every ms), served as one
+// prebuilt PodList body to a LIST, or as 50,000 prebuilt ADDED frames and
+// the initial-events-end bookmark to a streaming list.
 //
-//   - bare-decode: the yardstick, json.Unmarshal of the same body.
+//   - bare-decode: the yardstick, json.Unmarshal of the PodList body.
 //   - bare-onepass: onepass.Unmarshal of the same body, the pipeline's
 //     decoder on one goroutine.
-//   - DeltaFIFO, RealFIFO: the informer with each queue; RealFIFO-1.36:
-//     with client-go 1.36's modes, where the list is one ReplacedAll item
-//     the informer applies in one cache write.
+//   - Today: today's informer, a streaming list: one watch whose initial
+//     events the Reflector collects, then Replaces the store with (one
+//     ReplacedAll item the informer applies in one cache write).
+//   - Articles: the articles' informer, a LIST into a DeltaFIFO.
+//   - RealFIFO, RealFIFO-1.36: the articles' LIST with the RealFIFO, or
+//     with it in client-go 1.36's modes (the list one ReplacedAll item, as
+//     in Today).
 //
 // Custom metrics (the last iteration's):
 //
@@ -385,7 +430,8 @@ func (s *peakSampler) Stop() (peak, live uint64) {
 //	x-bare          bare decode time ÷ sync time (above 1: faster than bare)
 //	x-onepass       bare-onepass time ÷ sync time
 func BenchmarkListSync50k(b *testing.B) {
-	body := listBodyPods(b)
+	list := listBodyPods(b)
+	body := list.body
 	b.Run("bare-decode", func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
@@ -408,19 +454,23 @@ func BenchmarkListSync50k(b *testing.B) {
 		}
 		b.ReportMetric(float64(bareListNs)/float64(onepassListNs), "x-bare")
 	})
-	b.Run("DeltaFIFO", func(b *testing.B) { benchListSync(b, body, deltaFIFO) })
-	b.Run("RealFIFO", func(b *testing.B) { benchListSync(b, body, realFIFO) })
-	b.Run("RealFIFO-1.36", func(b *testing.B) { benchListSync(b, body, realFIFO136) })
+	for _, p := range pipelines {
+		b.Run(p.name, func(b *testing.B) { benchListSync(b, list, p.opts) })
+	}
 }
 
-func benchListSync(b *testing.B, body []byte, opts informer.SharedIndexInformerOptions) {
-	srv := newServer(body, nil)
+func benchListSync(b *testing.B, list *listData, opts informer.SharedIndexInformerOptions) {
+	srv := newServer(list, nil)
 	defer srv.Close()
 	client, err := listwatch.NewClient(listwatch.Config{Server: srv.URL, DecodeWorkers: benchWorkers()})
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(int64(len(body)))
+	served := len(list.body) // what the list costs on the wire
+	if opts.Pipeline == informer.Today {
+		served = streamingListBytes(list)
+	}
+	b.SetBytes(int64(served))
 	b.ReportAllocs()
 	var peak, peakLive, cache uint64
 	for b.Loop() {
@@ -448,14 +498,16 @@ func benchListSync(b *testing.B, body []byte, opts informer.SharedIndexInformerO
 		runtime.KeepAlive(inf)
 		cancel()
 		<-done
+		checkFirstRequest(b, srv, opts)
+		srv.streamingLists.Store(0)
 		b.StartTimer()
 	}
 	reportEvents(b, listPods)
 	if bareListNs == 0 {
-		bareListNs = timeOnce(func() { bareListDecode(b, body) })
+		bareListNs = timeOnce(func() { bareListDecode(b, list.body) })
 	}
 	if onepassListNs == 0 {
-		onepassListNs = timeOnce(func() { onepassListDecode(b, body) })
+		onepassListNs = timeOnce(func() { onepassListDecode(b, list.body) })
 	}
 	perOp := b.Elapsed() / time.Duration(b.N)
 	b.ReportMetric(float64(bareListNs)/float64(perOp), "x-bare")

@@ -1,6 +1,8 @@
-// Package bench measures the informer pipeline end to end on prebuilt
-// server bytes, beside the bare json.Decoder loop it cannot beat, and each
-// stage of the pipeline alone. It has only tests and benchmarks:
+// Package bench measures the informer pipeline end to end, today's
+// informer beside the articles' (informer.Today, informer.Articles), on
+// prebuilt server bytes (a LIST, a watch, or a streaming list:
+// server_test.go), beside bare decoding loops as yardsticks, and each stage
+// of the pipeline alone. It has only tests and benchmarks:
 //
 //	go test ./bench -run '^$' -bench . -benchmem -benchtime 2x
 //
@@ -11,12 +13,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/kinformer/kinformer/api"
@@ -132,74 +131,52 @@ func watchStream(tb testing.TB) *watchData {
 	return watchVal
 }
 
+// listData is a PodList body and the items inside it: a LIST gets the
+// body; a streaming list gets each item as an ADDED frame (server_test.go).
+type listData struct {
+	body  []byte   // the PodList, as one LIST answers it
+	items [][]byte // each item's JSON (aliases body)
+	rv    int      // the list's resourceVersion
+}
+
 var (
 	listOnce sync.Once
-	listBody []byte
+	listVal  *listData
 )
 
 // listBodyPods returns the PodList of 50,000 pods, as one body: what a
 // reflector's first list (resourceVersion "0", from the watch cache, which
 // ignores limit) gets from a real API server.
-func listBodyPods(tb testing.TB) []byte {
+func listBodyPods(tb testing.TB) *listData {
 	tmpl := podTemplate(tb)
 	listOnce.Do(func() {
 		buf := make([]byte, 0, listPods*(len(tmpl)+64)+256)
 		buf = fmt.Appendf(buf, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"%d"},"items":[`, firstRV)
+		spans := make([][2]int, 0, listPods)
 		for i := range listPods {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
+			start := len(buf)
 			buf = appendPod(buf, tmpl, i, firstRV-listPods+i)
+			spans = append(spans, [2]int{start, len(buf)})
 		}
 		buf = append(buf, "]}\n"...)
-		listBody = offHeap(buf) // offheap_unix_test.go: why
+		buf = offHeap(buf) // offheap_unix_test.go: why
+		l := &listData{body: buf, rv: firstRV, items: make([][]byte, len(spans))}
+		for i, s := range spans {
+			l.items[i] = buf[s[0]:s[1]]
+		}
+		listVal = l
 	})
-	return listBody
+	return listVal
 }
 
-var emptyList = []byte(fmt.Sprintf(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"%d"},"items":[]}`, firstRV))
-
-// server serves prebuilt bytes: every list gets list; the first watch gets
-// frames, written and flushed chunkSize bytes at a time (cut at frame
-// ends, as an API server flushes after each event it has encoded, many
-// events to a flush when they come fast); later watches stay open, quiet.
-// Nothing is encoded: the server's cost is a copy to a socket.
-type server struct {
-	*httptest.Server
-	watches atomic.Int32
-}
-
-// chunkSize is how much the server writes between flushes.
-const chunkSize = 32 << 10
-
-func newServer(list []byte, frames [][]byte) *server {
-	s := &server{}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		if r.URL.Query().Get("watch") != "true" {
-			_, _ = w.Write(list)
-			return
-		}
-		rc := http.NewResponseController(w)
-		if s.watches.Add(1) == 1 && frames != nil {
-			var chunk []byte
-			for _, f := range frames {
-				if len(chunk) > 0 && len(chunk)+len(f) > chunkSize {
-					if _, err := w.Write(chunk); err != nil {
-						return
-					}
-					_ = rc.Flush()
-					chunk = chunk[:0]
-				}
-				chunk = append(chunk, f...)
-			}
-			_, _ = w.Write(chunk)
-			_ = rc.Flush()
-		}
-		_ = rc.Flush()
-		<-r.Context().Done()
-	}))
-	return s
+// emptyList is the list the watch benchmarks' servers answer: no pods, at
+// the version the watch events follow.
+var emptyList = &listData{
+	body: fmt.Appendf(nil, `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"%d"},"items":[]}`, firstRV),
+	rv:   firstRV,
 }
 
 // bareEvent is api.WatchEvent with the object decoded, as a bare client

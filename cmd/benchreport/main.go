@@ -1,6 +1,8 @@
 // Command benchreport reads `go test -bench` output on stdin and prints one
 // markdown table of every benchmark: ns/op, MB/s, allocs/op, B/op, the
 // custom metrics, and the ratio (a metric whose unit starts with "x-").
+// Above it, when the bench package's pipeline benchmarks ran, a short table
+// puts today's informer beside the articles' (versus.go).
 //
 //	go test -run '^$' -bench . -benchmem ./... | go run ./cmd/benchreport -write docs/performance.md -svg docs/performance.svg
 //
@@ -208,7 +210,7 @@ func run(in io.Reader, out io.Writer, write, svg string) error {
 	if len(results) == 0 {
 		return fmt.Errorf("no benchmark results on stdin")
 	}
-	table := Table(results)
+	table := Versus(results) + Table(results)
 	if _, err := io.WriteString(out, table); err != nil {
 		return err
 	}

@@ -107,11 +107,11 @@ func TestRunWritesDocAndChart(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(doc)
-	if !strings.Contains(string(md), "| BenchmarkStage/indexer-update |") {
+	if !strings.Contains(string(md), "| BenchmarkStage/indexer-update |") || !strings.Contains(string(md), "| today vs articles |") {
 		t.Errorf("doc lacks the table:\n%s", md)
 	}
 	chart, _ := os.ReadFile(svg)
-	for _, s := range []string{"<svg", "JSON decode of the pod", "handler dispatch", "reflector dispatch", "</svg>"} {
+	for _, s := range []string{"<svg", "JSON decode of the pod", "handler dispatch", "reflector dispatch", "informer (Today)", "</svg>"} {
 		if !strings.Contains(string(chart), s) {
 			t.Errorf("chart lacks %q", s)
 		}
@@ -121,5 +121,53 @@ func TestRunWritesDocAndChart(t *testing.T) {
 	}
 	if err := run(strings.NewReader("no results\n"), &out, "", ""); err == nil {
 		t.Error("no results: no error")
+	}
+}
+
+// Today's informer beside the articles': one line per figure the issue
+// asks for, each with the ratio and which way it goes; nothing if either
+// informer's rows are missing.
+func TestVersus(t *testing.T) {
+	watch := func(name string, eps float64) *Result {
+		return &Result{Name: "BenchmarkWatchPipeline100k/" + name, Runs: 1, Metrics: map[string]float64{"events/s": eps}}
+	}
+	sync := func(name string, ns, peak float64) *Result {
+		return &Result{Name: "BenchmarkListSync50k/" + name, Runs: 3, Metrics: map[string]float64{
+			"ns/op": ns, "peak-heap-MB": peak, "peak-live-MB": 50, "cache-MB": 75.5}}
+	}
+	got := Versus([]*Result{watch("Today", 45000), watch("Articles", 30000),
+		sync("Today", 2e9, 80), sync("Articles", 1e9, 100)})
+	for _, want := range []string{
+		"in the same run (means of 3)",
+		"| today vs articles | `Today` | `Articles` | today ÷ articles |\n",
+		"| watch: 100,000 MODIFIED events | 45000 events/s | 30000 events/s | 1.50× (faster) |\n",
+		"| list sync: 50,000 pods, Run to HasSynced | 2.00 s | 1.00 s | 2.00× (slower) |\n",
+		"| list sync: peak heap above the heap before it | 80.00 MB | 100.0 MB | 0.80× (less) |\n",
+		"| list sync: the cache after it | 75.50 MB | 75.50 MB | 1.00× |\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("lacks %q:\n%s", want, got)
+		}
+	}
+	if got := Versus([]*Result{watch("Today", 1), watch("RealFIFO", 1)}); got != "" {
+		t.Errorf("without Articles:\n%s", got)
+	}
+}
+
+// An output of before the two informers were measured side by side, where
+// the articles' informer was the row named DeltaFIFO, still charts.
+func TestStagesReadTheArticlesRowsOlderName(t *testing.T) {
+	ns := func(name string, v float64) *Result {
+		return &Result{Name: "BenchmarkWatchPipeline100k/" + name, Metrics: map[string]float64{"ns/event": v}}
+	}
+	for _, names := range [][2]string{{"Articles", "Articles-nohandler"}, {"DeltaFIFO", "DeltaFIFO-nohandler"}} {
+		bars := Stages([]*Result{ns(names[0], 300), ns(names[1], 200)})
+		labels := map[string]float64{}
+		for _, b := range bars {
+			labels[b.Label] = b.NsPer
+		}
+		if labels["the articles' informer (Articles: DeltaFIFO)"] != 300 || labels["handler dispatch (Articles − Articles-nohandler)"] != 100 {
+			t.Errorf("%s: bars %v", names[0], labels)
+		}
 	}
 }
