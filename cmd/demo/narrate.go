@@ -195,7 +195,7 @@ func (n *narrator) follow(e trace.Event) {
 			n.printLocked(fmt.Sprintf(n.t.reconciled, key, n.t.found(e.Get("found")), n.t.did(did)))
 		}
 	case e.Stage == trace.StageController && e.What == "retry":
-		n.printLocked(fmt.Sprintf(n.t.retry, key, e.Get(trace.KeyCount), e.Get(trace.KeyDelay)))
+		n.printLocked(fmt.Sprintf(n.t.retry, key, e.Get(trace.KeyCount), humanDuration(e.Get(trace.KeyDelay))))
 	case e.Stage == trace.StageController && e.What == "dropped":
 		n.printLocked(fmt.Sprintf(n.t.dropped, key, e.Get(trace.KeyReason)))
 	case e.Stage == trace.StageReflector && e.What == "phase":

@@ -249,7 +249,7 @@ func (a *aggregator) event(e trace.Event) {
 		r := a.reflector(res)
 		switch e.What {
 		case "phase":
-			r.Phase, r.Reason, r.Backoff = e.Get(trace.KeyPhase), e.Get(trace.KeyReason), e.Get(trace.KeyDelay)
+			r.Phase, r.Reason, r.Backoff = e.Get(trace.KeyPhase), e.Get(trace.KeyReason), humanDuration(e.Get(trace.KeyDelay))
 			if r.Phase == "listing" {
 				r.Lists++
 				r.Relists = max(0, r.Lists-1)
@@ -288,7 +288,7 @@ func (a *aggregator) event(e trace.Event) {
 			a.queue.Deduped++
 		case "retry":
 			a.queue.Retries++
-			a.delays[key] = keyDelay{Key: key, Delay: e.Get(trace.KeyDelay), Retry: e.Get(trace.KeyCount)}
+			a.delays[key] = keyDelay{Key: key, Delay: humanDuration(e.Get(trace.KeyDelay)), Retry: e.Get(trace.KeyCount)}
 		case "forget":
 			delete(a.delays, key)
 		}
@@ -430,8 +430,8 @@ func (a *aggregator) snapshot(now time.Time) snapshot {
 	if a.metrics != nil {
 		m := a.metrics.Snapshot("replicaset")
 		s.Queue.Metrics = m.String()
-		s.Queue.LatencyAvg = m.QueueLatency.Average().String()
-		s.Queue.WorkAvg = m.WorkDuration.Average().String()
+		s.Queue.LatencyAvg = humanDuration(m.QueueLatency.Average().String())
+		s.Queue.WorkAvg = humanDuration(m.WorkDuration.Average().String())
 	}
 	if a.controlsNow != nil {
 		s.Controls = a.controlsNow()

@@ -89,7 +89,7 @@ func TestAggregator_CountsEveryBoxFromTheTrace(t *testing.T) {
 	require.Equal(t, 1, s.FIFOs[0].Tombstones)
 	require.Equal(t, handlerView{Resource: pods, Handler: "replicaset-controller", Pending: 2, Delivered: 1}, s.Handlers[0])
 	require.Equal(t, 1, s.Queue.Retries)
-	require.Equal(t, []keyDelay{{Key: "default/web", Delay: "5ms", Retry: "1"}}, s.Queue.Delays)
+	require.Equal(t, []keyDelay{{Key: "default/web", Delay: "5 ms", Retry: "1"}}, s.Queue.Delays)
 	require.Equal(t, 1, s.Queue.InFlight)
 	require.Equal(t, controllerView{Reconciles: 1, Failures: 1, LastFound: "have 1 of 3", LastDid: "created 2 of 2",
 		Desired: 3, Current: 1, Ready: 0}, s.Controller)
