@@ -7,7 +7,9 @@ GO ?= go
 ## (ARGS="--trace" for every hop, ARGS="--duration 30s --history 5" ...; Ctrl-C ends it with exit 0)
 # Built, then exec'd, so that Ctrl-C reaches the demo alone and make reports no error.
 demo:
-	@$(GO) build -o bin/demo ./cmd/demo && exec ./bin/demo $(ARGS)
+	@echo "demo: building bin/demo (a first build compiles everything: up to a minute; then a few seconds)"; \
+	start=$$(date +%s); $(GO) build -o bin/demo ./cmd/demo || exit 1; \
+	echo "demo: built in $$(( $$(date +%s) - start ))s; starting it (Ctrl-C ends it)"; exec ./bin/demo $(ARGS)
 
 ## server: the fake API server alone on 127.0.0.1:8080 (ARGS="--token s3cret --seed 20" to change it)
 server:
