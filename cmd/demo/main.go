@@ -161,6 +161,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	pods := informer.NewLister[*api.Pod](factory.InformerFor(listwatch.Pods).GetIndexer())
 	f := &faults{srv: srv, pods: pods, client: podClient, n: n}
+	agg.setChaosFaults(f.done.Load) // the page counts the chaos loop's faults too, as the summary does
 
 	serveCtx, stopServing := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopServing()

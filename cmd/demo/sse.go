@@ -174,6 +174,16 @@ type aggregator struct {
 	metrics     *workqueue.InMemoryMetrics
 	controlsNow func() controls
 	informer    informerKind // set before the first event
+	chaosFaults func() int64 // the faults the chaos loop injected through the Go API (no trace event of its own)
+}
+
+// setChaosFaults tells the page how to count the chaos loop's faults, so its
+// "faults" is the summary's "faults injected": the loop's plus the
+// /faults/ requests the trace reports.
+func (a *aggregator) setChaosFaults(count func() int64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.chaosFaults = count
 }
 
 type frameTime struct {
@@ -389,6 +399,9 @@ func (a *aggregator) snapshot(now time.Time) snapshot {
 	defer a.mu.Unlock()
 	s := snapshot{Informer: a.informer.String(), QueueName: a.informer.queueName(), T: now.Sub(a.start).Seconds(), Seq: a.seq, Queue: a.queue, Controller: a.ctrl,
 		Totals: maps.Clone(a.totals), Rates: map[string]float64{}, Faults: a.faults}
+	if a.chaosFaults != nil {
+		s.Faults += int(a.chaosFaults())
+	}
 	for _, k := range slices.Sorted(maps.Keys(a.reflectors)) {
 		s.Reflectors = append(s.Reflectors, *a.reflectors[k])
 	}

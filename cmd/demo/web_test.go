@@ -94,6 +94,8 @@ func TestAggregator_CountsEveryBoxFromTheTrace(t *testing.T) {
 	require.Equal(t, controllerView{Reconciles: 1, Failures: 1, LastFound: "have 1 of 3", LastDid: "created 2 of 2",
 		Desired: 3, Current: 1, Ready: 0}, s.Controller)
 	require.Equal(t, 1, s.Faults)
+	a.setChaosFaults(func() int64 { return 4 })
+	require.Equal(t, 5, a.snapshot(t0.Add(4*time.Second)).Faults, "the chaos loop's faults count too, as in the summary's faults injected")
 	require.Zero(t, s.Rates["ADDED"], "the ADDED left the rate window")
 	require.Equal(t, 1, s.Totals["ADDED"])
 
