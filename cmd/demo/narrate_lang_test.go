@@ -300,3 +300,13 @@ func TestNarration_ReflectorReasonsInChinese(t *testing.T) {
 		require.NotContains(t, got, "streaming list", "reason %q keeps English words", r)
 	}
 }
+
+// The tour says how to follow it without the chaos loop in the way, in
+// both languages.
+func TestTour_NamesHowToTurnChaosOff(t *testing.T) {
+	for _, lang := range []language{english, chinese} {
+		got := textsFor(lang).tour("http://127.0.0.1:8080", "7", todayInformer)
+		t.Log(strings.SplitN(got, "\n\n", 2)[0]) // the tour's first paragraph, under -v
+		require.Contains(t, got, `make demo ARGS="--chaos-every 0"`)
+	}
+}

@@ -16,6 +16,8 @@ func (t *texts) tour(url, listRV string, inf informerKind) string {
 kinformer demo: a fake Kubernetes API server on %[1]s, two informers
 (replicasets, pods) sharing one factory, a ReplicaSet controller with a
 work queue, a kubelet that starts pods, and a chaos loop. Ctrl-C stops it.
+The chaos loop breaks something every few seconds; to follow the steps below
+undisturbed, start it with --chaos-every 0 (make demo ARGS="--chaos-every 0").
 
 %[4]s
 Try, in another terminal:
@@ -90,6 +92,8 @@ const tourZH = `
 kinformer 演示：一个假的 Kubernetes API 服务器（在 %[1]s），两个通知器
 （replicasets、pods）共用一个通知器工厂，一个带工作队列的 ReplicaSet 控制器，
 一个启动 pod 的 kubelet，还有一个混沌循环。按 Ctrl-C 停止。
+混沌循环每隔几秒就破坏一点东西；想不受干扰地照着下面的步骤做，就用
+--chaos-every 0 启动（make demo ARGS="--chaos-every 0"）。
 
 %[4]s
 在另一个终端里试试：
