@@ -316,17 +316,7 @@ func (s *scenario) popBatch() []string {
 		}
 		return nil
 	})
-	if line == "" && err != nil {
-		return []string{"popbatch: error: " + err.Error()}
-	}
-	if err != nil {
-		line += " -> error: " + err.Error()
-	}
-	out := []string{line, s.queueLine()}
-	if s.known != nil {
-		out = append(out, s.cacheLine())
-	}
-	return out
+	return s.afterPop("popbatch", line, line == "", err)
 }
 
 // pop pops one item if there is one; it never blocks.
@@ -349,8 +339,15 @@ func (s *scenario) pop(fail bool) []string {
 		}
 		return nil
 	})
-	if deltas == nil && err != nil {
-		return []string{"pop: error: " + err.Error()}
+	return s.afterPop("pop", line, deltas == nil, err)
+}
+
+// afterPop is what a pop command prints: the processed line (and the
+// processing error, if any), the queue, and the cache if there is one; or
+// only the error when nothing was popped.
+func (s *scenario) afterPop(cmd, line string, nothingPopped bool, err error) []string {
+	if nothingPopped && err != nil {
+		return []string{cmd + ": error: " + err.Error()}
 	}
 	if err != nil {
 		line += " -> error: " + err.Error()

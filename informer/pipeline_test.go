@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"maps"
 	"math/rand/v2"
-	"strconv"
 	"testing"
 	"time"
 
@@ -104,18 +103,7 @@ func TestInformer_ArticlesAndTodayEndWithTheSameCache(t *testing.T) {
 	live := map[string]bool{}
 	const ops = 300
 	for op := range ops {
-		name := fmt.Sprintf("cm-%02d", rnd.IntN(20))
-		switch {
-		case !live[name]:
-			e.create(&api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"op": strconv.Itoa(op)}})
-			live[name] = true
-		case rnd.IntN(4) == 0:
-			_, err := e.srv.Delete("configmaps", "default", name)
-			require.NoError(t, err)
-			delete(live, name)
-		default:
-			e.update(&api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"op": strconv.Itoa(op)}})
-		}
+		e.randomWrite(rnd, live, 20, op)
 		switch op % 60 {
 		case 5, 30:
 			// Let both catch up, so that the writes until the next fault

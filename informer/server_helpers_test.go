@@ -2,9 +2,12 @@ package informer
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -184,4 +187,24 @@ func faultStory(t testing.TB) *trace.Tracer {
 			reemit(logged, e)
 		}
 	}))
+}
+
+// randomWrite makes op's write to one of n configmaps in default, picked by
+// rnd: a create if it does not exist (live says), else a delete one time in
+// four, else an update. The chaos tests drive the server with it.
+func (e *serverEnv) randomWrite(rnd *rand.Rand, live map[string]bool, n, op int) {
+	e.t.Helper()
+	name := fmt.Sprintf("cm-%02d", rnd.IntN(n))
+	cm := &api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"op": strconv.Itoa(op)}}
+	switch {
+	case !live[name]:
+		e.create(cm)
+		live[name] = true
+	case rnd.IntN(4) == 0:
+		_, err := e.srv.Delete("configmaps", "default", name)
+		require.NoError(e.t, err)
+		delete(live, name)
+	default:
+		e.update(cm)
+	}
 }

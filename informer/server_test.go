@@ -235,18 +235,7 @@ func TestInformer_EventuallyConsistentUnderFaults(t *testing.T) {
 		live := map[string]bool{}
 		compactions := 0
 		for op := range ops {
-			name := fmt.Sprintf("cm-%02d", rnd.IntN(25))
-			switch {
-			case !live[name]:
-				e.create(&api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"op": strconv.Itoa(op)}})
-				live[name] = true
-			case rnd.IntN(4) == 0:
-				_, err := e.srv.Delete("configmaps", "default", name)
-				require.NoError(t, err)
-				delete(live, name)
-			default:
-				e.update(&api.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: name}, Data: map[string]string{"op": strconv.Itoa(op)}})
-			}
+			e.randomWrite(rnd, live, 25, op)
 			switch op % 50 {
 			case 10: // a dropped watch: resumes from its last resourceVersion
 				e.srv.CloseWatches()
