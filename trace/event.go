@@ -19,6 +19,10 @@ type Event struct {
 	Stage string     // the "stage" attribute
 	What  string     // what happened: "delta queued", "watch opened" ...
 	Attrs []slog.Attr
+	// State is the stage's contents after this hop, when the consumer is
+	// an Inspect handler and the stage reported them (nil otherwise). It
+	// is not one of Attrs, and String does not print it.
+	State *State
 }
 
 // Get returns the attribute key's value as a string ("" if absent).
@@ -75,12 +79,36 @@ func Func(fn func(Event)) slog.Handler {
 	return &funcHandler{fn: fn, seq: new(atomic.Uint64)}
 }
 
+// Inspect is Func for a consumer that also wants each stage's contents:
+// a Tracer on it is Inspecting, so stages add a State to their events
+// (Event.State). The lab uses it; everything else uses Func.
+func Inspect(fn func(Event)) slog.Handler {
+	return &funcHandler{fn: fn, seq: new(atomic.Uint64), inspect: true}
+}
+
+// inspects reports whether h, or one of the handlers it tees to, is an
+// Inspect handler.
+func inspects(h slog.Handler) bool {
+	switch h := h.(type) {
+	case *funcHandler:
+		return h.inspect
+	case teeHandler:
+		for _, x := range h {
+			if inspects(x) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 type funcHandler struct {
-	fn     func(Event)
-	seq    *atomic.Uint64
-	stage  string
-	attrs  []slog.Attr
-	prefix string // from WithGroup
+	inspect bool
+	fn      func(Event)
+	seq     *atomic.Uint64
+	stage   string
+	attrs   []slog.Attr
+	prefix  string // from WithGroup
 }
 
 func (h *funcHandler) Enabled(context.Context, slog.Level) bool { return true }
@@ -92,6 +120,12 @@ func (h *funcHandler) Handle(_ context.Context, r slog.Record) error {
 	r.Attrs(func(a slog.Attr) bool {
 		if a.Key == KeyStage && h.prefix == "" {
 			e.Stage = a.Value.String()
+			return true
+		}
+		if a.Key == KeyState && h.prefix == "" {
+			if st, ok := a.Value.Any().(State); ok {
+				e.State = &st
+			}
 			return true
 		}
 		a.Key = h.prefix + a.Key

@@ -66,12 +66,14 @@ const (
 	KeyReason   = "reason"   // why something ended or failed
 	KeyDelay    = "after"    // a delay: backoff, retry
 	KeyPhase    = "phase"    // a Reflector's phase
+	KeyState    = "state"    // a stage's contents, for the lab (see State)
 )
 
 // Tracer reports what one stage does. The nil *Tracer is valid and off:
 // every method does nothing, and On reports false.
 type Tracer struct {
-	logger *slog.Logger
+	logger  *slog.Logger
+	inspect bool // the handler wants each stage's contents (Inspect)
 }
 
 // New returns a Tracer that sends events to h, or nil (off) if h is nil.
@@ -79,7 +81,7 @@ func New(h slog.Handler) *Tracer {
 	if h == nil {
 		return nil
 	}
-	return &Tracer{logger: slog.New(h)}
+	return &Tracer{logger: slog.New(h), inspect: inspects(h)}
 }
 
 // On reports whether t sends events anywhere. Stages test it before they
@@ -101,8 +103,16 @@ func (t *Tracer) With(attrs ...slog.Attr) *Tracer {
 	for i, a := range attrs {
 		args[i] = a
 	}
-	return &Tracer{logger: t.logger.With(args...)}
+	return &Tracer{logger: t.logger.With(args...), inspect: t.inspect}
 }
+
+// Inspecting reports whether t's consumer wants the stage's contents with
+// each event (a handler made by Inspect: the lab). A stage that is
+// inspected adds a State attribute to the events that change what it
+// holds, built under its own lock, so that the consumer sees the contents
+// exactly as they were at that hop without ever taking the stage's lock.
+// Off (false) costs nothing: the stage builds no State.
+func (t *Tracer) Inspecting() bool { return t != nil && t.inspect }
 
 // Event reports that what happened, with attrs saying to what.
 func (t *Tracer) Event(what string, attrs ...slog.Attr) {
@@ -155,6 +165,23 @@ func Err(err error) slog.Attr {
 
 // Delay is a delay attribute.
 func Delay(d time.Duration) slog.Attr { return slog.Duration(KeyDelay, d) }
+
+// State is the contents of one stage's box at one hop, for the lab: Box
+// names the box ("fifo", "indexer", "listener", "workqueue", "reflector",
+// "controller", "server"), Name which one (a resource, "pods/replicaset"
+// for a handler, a watch's number; empty: the consumer names it from the
+// event's resource and handler), and Value is a JSON-ready copy of what
+// the box holds. A State never shares memory with the stage.
+type State struct {
+	Box   string
+	Name  string
+	Value any
+}
+
+// StateOf is the State attribute. Stages add it only when Inspecting.
+func StateOf(box, name string, v any) slog.Attr {
+	return slog.Any(KeyState, State{Box: box, Name: name, Value: v})
+}
 
 // Phase is a Reflector phase attribute.
 func Phase(p string) slog.Attr { return slog.String(KeyPhase, p) }

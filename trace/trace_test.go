@@ -145,3 +145,27 @@ func TestTee_ReportsToEveryTracer(t *testing.T) {
 	require.Equal(t, want, a.Lines())
 	require.Equal(t, want, b.Lines())
 }
+
+// A consumer made by Inspect asks stages for their contents: a Tracer on
+// it is Inspecting (through With, Stage and Tee too), and a State attribute
+// reaches it as Event.State, not as an attribute, and is not printed. Func
+// and ForTest consumers are not inspecting, so stages build no State.
+func TestInspect_StageContentsReachTheConsumer(t *testing.T) {
+	var got []trace.Event
+	var mu sync.Mutex
+	in := trace.New(trace.Inspect(func(e trace.Event) { mu.Lock(); got = append(got, e); mu.Unlock() }))
+	fifo := in.With(trace.Resource("pods")).Stage(trace.StageDeltaFIFO)
+	require.True(t, fifo.Inspecting())
+	require.True(t, trace.Tee(trace.NewRecorder().Tracer(), in).Inspecting())
+	require.False(t, trace.NewRecorder().Tracer().Inspecting())
+	require.False(t, trace.ForTest(t).Inspecting())
+	var off *trace.Tracer
+	require.False(t, off.Inspecting())
+
+	fifo.Event("delta queued", trace.Key("default/a"), trace.RV("7"), trace.StateOf("fifo", "", []string{"default/a"}))
+	require.Len(t, got, 1)
+	require.NotNil(t, got[0].State)
+	require.Equal(t, "fifo", got[0].State.Box)
+	require.Equal(t, []string{"default/a"}, got[0].State.Value)
+	require.Equal(t, "deltafifo: delta queued resource=pods key=default/a rv=7", got[0].String())
+}
