@@ -33,9 +33,11 @@ import (
 	"time"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/controller/replicaset"
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/informer"
+	"github.com/kinformer/kinformer/lab"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/trace"
 	"github.com/kinformer/kinformer/workqueue"
@@ -126,12 +128,19 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	page := &pageControls{handlerWait: slowHandlerWait}
 	agg.controlsNow = page.state
 	var webLn net.Listener
+	// The lab (package lab, web_lab.go): with the page, every stage reports
+	// to the lab's gate, which the page can pause and step, and every timer
+	// of the pipeline runs on the lab's clock. Without the page, neither.
+	var lb *lab.Lab
+	var clk clock.Clock = clock.RealClock{}
 	if o.web != "off" && o.web != "" {
 		if webLn, err = listenWeb(o.web, o.webPublic, o.webSet); err != nil {
 			return err
 		}
 		defer webLn.Close() // in case of an early return; Serve closes it too
-		tr = trace.New(trace.Func(func(e trace.Event) { n.event(e); agg.event(e) }))
+		lb = lab.New(lab.Options{Next: func(e trace.Event) { n.event(e); agg.event(e) }})
+		tr, clk = lb.Tracer(), lb.Clock()
+		page.clock = clk
 	}
 	quietLog := slog.New(slog.DiscardHandler) // failures are in the trace already
 
@@ -139,7 +148,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	// fault endpoints (/faults/...), narrated from its trace ("you: ...").
 	// Bookmarks every 10 s instead of every minute, so that a short run
 	// shows today's informer recording them in its store.
-	srv := fakeapiserver.New(fakeapiserver.Options{History: o.history, Tracer: tr, Faults: true, BookmarkInterval: bookmarkInterval})
+	srv := fakeapiserver.New(fakeapiserver.Options{History: o.history, Tracer: tr, Faults: true, BookmarkInterval: bookmarkInterval, Clock: clk})
 	if err := seed(srv, int32(o.replicas)); err != nil {
 		return err
 	}
@@ -153,9 +162,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	podClient := listwatch.For[*api.Pod](client, listwatch.Pods)
-	factory := informer.NewSharedInformerFactory(client, withInformer(o.informer, informer.FactoryOptions{Tracer: tr, Logger: quietLog}))
+	factory := informer.NewSharedInformerFactory(client, withInformer(o.informer, informer.FactoryOptions{Tracer: tr, Logger: quietLog, Clock: clk}))
 	ctrl, err := replicaset.NewReplicaSetController(replicaset.Options{Client: client, Factory: factory,
-		Workers: o.workers, Tracer: tr, Logger: quietLog, MetricsProvider: metrics, FailReconcile: page.failReconcile})
+		Workers: o.workers, Tracer: tr, Logger: quietLog, MetricsProvider: metrics, FailReconcile: page.failReconcile, Clock: clk})
 	if err != nil {
 		return err
 	}
@@ -171,6 +180,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	// Everything below runs until work is cancelled.
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
+	if lb != nil {
+		wg.Go(func() { lb.Run(work) }) // when work ends, the lab lets every held hop go
+	}
 	n.say(n.t.starting, n.t.informerName(o.informer), url)
 	if err := addAuditHandler(factory, page, work); err != nil {
 		stopWork()
@@ -183,7 +195,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	wg.Go(func() { k.run(work, n) })
 	if webLn != nil {
 		stopWeb := serveWeb(webLn, &webUI{agg: agg, hub: newHub(), repoRoot: findRepoRoot(), now: time.Now, ctx: work,
-			actions: pageActions(f, page, url)})
+			actions: pageActions(f, page, url), lab: lb})
 		defer stopWeb() // the streams end when the demo stops
 		n.block(fmt.Sprintf(n.t.liveView, webLn.Addr()))
 	}

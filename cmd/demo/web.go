@@ -16,6 +16,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/kinformer/kinformer/clock"
+	"github.com/kinformer/kinformer/lab"
 )
 
 // The live view: one page, embedded, that draws the pipeline and updates
@@ -40,6 +43,7 @@ type webUI struct {
 	repoRoot string // where docs/ and the sources are, "" if unknown
 	now      func() time.Time
 	ctx      context.Context // the demo's work: actions run under it
+	lab      *lab.Lab        // nil: no lab (its endpoints answer 404)
 }
 
 // handler is the page's mux, every response with the page's CSP.
@@ -60,6 +64,7 @@ func (u *webUI) handler() http.Handler {
 		writeJSON(w, u.agg.forKey(key))
 	})
 	mux.HandleFunc("POST /api/fault/{name}", u.fault)
+	u.labRoutes(mux)
 	mux.HandleFunc("GET /docs/{file}", u.repoFile)
 	mux.HandleFunc("GET /src/{path...}", u.repoFile)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -256,6 +261,14 @@ type pageControls struct {
 	slow        atomic.Bool
 	failNext    atomic.Int64
 	handlerWait time.Duration
+	clock       clock.Clock // the lab's, so a slow handler waits on the pipeline's time; nil: the wall clock
+}
+
+func (c *pageControls) clockOrReal() clock.Clock {
+	if c.clock == nil {
+		return clock.RealClock{}
+	}
+	return c.clock
 }
 
 func (c *pageControls) state() controls {

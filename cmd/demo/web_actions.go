@@ -28,10 +28,10 @@ func addAuditHandler(factory informer.SharedInformerFactory, page *pageControls,
 		if !page.slow.Load() {
 			return
 		}
-		t := time.NewTimer(page.handlerWait)
+		t := page.clockOrReal().NewTimer(page.handlerWait)
 		defer t.Stop()
 		select {
-		case <-t.C:
+		case <-t.C():
 		case <-ctx.Done():
 		}
 	}
