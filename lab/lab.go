@@ -237,7 +237,7 @@ func (l *Lab) Paused() bool {
 // runs slower and the hops pass one at a time, one every 50 ms / speed
 // (0.25: four hops a second), so the page can be followed by eye.
 func (l *Lab) SetSpeed(speed float64) error {
-	if speed <= 0 || speed > 100 {
+	if !(speed > 0 && speed <= 100) { // NaN too: it would stop the clock for good
 		return fmt.Errorf("speed %v: want more than 0, at most 100", speed)
 	}
 	l.clock.SetSpeed(speed)

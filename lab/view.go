@@ -126,15 +126,26 @@ func (l *Lab) StateAt(step int) (View, error) {
 
 // Rewind pauses the lab and shows the state after step (read-only);
 // Resume or Step goes on live from now.
+// A step not kept changes nothing (the lab is not paused by it).
 func (l *Lab) Rewind(step int) error {
+	kept := func() bool {
+		tl := &l.tl
+		if l.loaded != nil {
+			tl = l.loaded
+		}
+		_, ok := tl.at(step)
+		return ok
+	}
+	l.mu.Lock()
+	ok := kept()
+	l.mu.Unlock()
+	if !ok {
+		return ErrNoSuchStep
+	}
 	l.Pause()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	tl := &l.tl
-	if l.loaded != nil {
-		tl = l.loaded
-	}
-	if _, ok := tl.at(step); !ok {
+	if !kept() { // the step left the kept timeline meanwhile
 		return ErrNoSuchStep
 	}
 	l.viewing = step
