@@ -61,11 +61,11 @@ demo-check:
 	$(GO) run ./cmd/demo --addr 127.0.0.1:0 --web 127.0.0.1:0 --duration 15s --quiet $(ARGS)
 
 ## browser-test: the demo's live view in real headless Chromium through chromedriver (installs Debian's chromium and
-## chromium-driver if missing; skipped only where they cannot be installed); saves its screenshot in bin/
+## chromium-driver if missing; skipped only where they cannot be installed; a Chinese font it cannot install fails it); saves its screenshots in bin/
 browser-test:
 	GO=$(GO) ./scripts/browser-test.sh
 
-## browser-screenshot: the browser test, saving the screenshot docs/demo.md shows (docs/demo-browser.png)
+## browser-screenshot: the browser test, saving the screenshots docs/demo.md shows (docs/demo-browser.png, demo-lab.png, demo-lesson-zh.png)
 browser-screenshot:
 	SCREENSHOT=docs/demo-browser.png GO=$(GO) ./scripts/browser-test.sh
 

@@ -150,6 +150,7 @@ func TestBrowser_LiveViewInHeadlessChromium(t *testing.T) {
 	}
 	base := os.Getenv("WEBDRIVER_URL")
 	require.NotEmpty(t, base, "-browser needs WEBDRIVER_URL, the address of a running chromedriver (scripts/browser-test.sh starts one)")
+	aChineseFont(t)
 	// Both informers (--informer); the screenshot is of the default, today's.
 	for _, inf := range []string{"today", "articles"} {
 		t.Run(inf, func(t *testing.T) { browseTheLiveView(t, base, inf, inf == "today") })
@@ -277,6 +278,11 @@ func browseTheLiveView(t *testing.T, base, inf string, takeScreenshot bool) {
 		require.NoError(t, os.WriteFile(*screenshot, png, 0o644))
 		t.Logf("screenshot: %s (%d bytes)", *screenshot, len(png))
 	}
+
+	// The lab: pause, step, look inside, rewind; a lesson in Chinese (today's run).
+	server := regexp.MustCompile(`API server on (http://[0-9.:]+)`).FindStringSubmatch(out.String())
+	require.NotNil(t, server, "the demo names its API server")
+	browseTheLab(t, d, within, strings.TrimRight(page, "/"), server[1], takeScreenshot)
 
 	// The demo stops: the stream ends, and the page says so.
 	stop()
