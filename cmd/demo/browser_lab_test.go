@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -202,9 +203,43 @@ return s.value === String(arguments[0]);`, &ok, step)
 		return d.text("#lab-stepno") == strconv.Itoa(q.Step) && queued.MatchString(d.text("#look-fifo"))
 	})
 
+	// Save the recording (the page's link), load it back with the file
+	// input: the page shows it read-only, at its first step.
+	require.Equal(t, page+"/api/lab/recording", d.attr("#lab-save", "href"))
+	resp, err := http.Get(d.attr("#lab-save", "href"))
+	require.NoError(t, err)
+	rec, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	file := filepath.Join(t.TempDir(), "kinformer-lab.json")
+	require.NoError(t, os.WriteFile(file, rec, 0o644))
+	id, err := d.find("#lab-load")
+	require.NoError(t, err)
+	d.must(http.MethodPost, "/element/"+id+"/value", map[string]any{"text": file}, nil)
+	within("the loaded recording is shown read-only", func() bool {
+		return d.text("#lab-status") == "recording (read-only)" && strings.Contains(d.text("#lab-rewound"), "a loaded recording")
+	})
+
 	d.click("#lab-pause")
 	within("Resume: live again", func() bool { return d.text("#lab-status") == "live" })
 	require.NotContains(t, d.attr("body", "className"), "lab-readonly")
+
+	// The speed control: a quarter of the speed, then full speed again.
+	for _, x := range []string{"0.25", "1"} {
+		d.script(`const s = document.getElementById('lab-speed');
+s.value = arguments[0];
+s.dispatchEvent(new Event('change', {bubbles: true}));
+return null;`, nil, x)
+		within("the lab runs at "+x+"×", func() bool {
+			resp, err := http.Get(page + "/api/lab/state")
+			if err != nil {
+				return false
+			}
+			defer resp.Body.Close()
+			var v lab.View
+			return json.NewDecoder(resp.Body).Decode(&v) == nil && strconv.FormatFloat(v.Speed, 'f', -1, 64) == x
+		})
+	}
 
 	if shots {
 		runALessonInChinese(t, d, within, page)

@@ -27,7 +27,8 @@
       allKeys: '(all keys)', lessons: 'Lessons', start: 'Start', next: 'Next', back: 'Back', stop: 'Stop',
       lessonsOff: 'no lessons in this build (GET /api/lab/lessons answered {s})', lessonStep: 'step {i} of the lesson (lab step {n})',
       intro: 'introduction', done: 'done: the lesson reached its end', loadFailed: 'could not load the recording: {e}',
-      error: 'error: {e}'
+      error: 'error: {e}', tombstone: 'tombstone', nObjects: '{n} objects', reconciling: 'being reconciled',
+      satisfied: 'satisfied', unsatisfied: 'waiting for the cache', deleting: 'deleting'
     },
     zh: {
       labTitle: '实验台', pause: '暂停', resume: '继续', step: '单步', speed: '速度', stepNo: '步',
@@ -48,7 +49,8 @@
       allKeys: '（所有键）', lessons: '课程', start: '开始', next: '下一步', back: '上一步', stop: '结束',
       lessonsOff: '此版本没有课程（GET /api/lab/lessons 返回 {s}）', lessonStep: '课程第 {i} 步（实验台第 {n} 步）',
       intro: '简介', done: '完成：课程已结束', loadFailed: '无法载入记录：{e}',
-      error: '错误：{e}'
+      error: '错误：{e}', tombstone: '墓碑', nObjects: '{n} 个对象', reconciling: '正在调谐',
+      satisfied: '已满足', unsatisfied: '等待缓存跟上', deleting: '正在删除'
     }
   };
 
@@ -83,6 +85,15 @@
     if (ms >= 0.001) return sig3(ms * 1000) + ' µs';
     return Math.round(ms * 1e6) + ' ns';
   }
+  // goDuration reads a Go duration ("2.8s", "1m2.5s", "350ms") as
+  // milliseconds; NaN if it is not one.
+  function goDuration(s) {
+    const unit = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60000, h: 3600000 };
+    const parts = String(s).match(/^(\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+$/) ? String(s).match(/\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h)/g) : null;
+    if (!parts) return NaN;
+    return parts.reduce((sum, p) => { const m = p.match(/^([\d.]+)(.*)$/); return sum + Number(m[1]) * unit[m[2]]; }, 0);
+  }
+  const human = (s) => { const ms = goDuration(s); return Number.isNaN(ms) ? String(s) : humanDuration(ms); };
   // until is "in 1.2 s" (or "due") from the view's now to t.
   function until(t, now) {
     const d = Date.parse(t) - Date.parse(now);
@@ -252,6 +263,10 @@
     }
   }
 
+  // delta is one queued delta: "Deleted (tombstone) rv 57", "ReplacedAll rv 21 · 4 objects".
+  const delta = (d) => d.type + (d.tombstone ? ' (' + L('tombstone') + ')' : '') + ' rv ' + (d.rv || '-') +
+    (typeof d.n === 'number' ? ' · ' + L('nObjects', { n: d.n }) : '');
+
   const drawBox = {
     server(v, hit) {
       const out = [];
@@ -274,7 +289,7 @@
       return Object.entries(v.reflector || {}).map(([name, r]) => {
         const sec = section(name, hit('reflector/' + name));
         sec.append(kv(L('phase'), r.phase), kv(L('reason'), r.reason), kv(L('lastSynced'), r.lastSyncResourceVersion));
-        if (r.backoff) sec.append(kv(L('backoff'), r.backoff));
+        if (r.backoff) sec.append(kv(L('backoff'), human(r.backoff)));
         if (r.backoffUntil) sec.append(kv(L('backoffEnds'), until(r.backoffUntil, v.now)));
         extras(sec, r, ['phase', 'reason', 'lastSyncResourceVersion', 'backoff', 'backoffUntil']);
         return sec;
@@ -285,7 +300,7 @@
         const sec = section(name + (f.kind ? ' · ' + f.kind : ''), hit('fifo/' + name));
         sec.append(el('h5', '', L('queueOrder')));
         sec.append(list(arr(f.items).map((it) => keyed(it.key, (it.key || L('allKeys')) + ': ' +
-          arr(it.deltas).map((d) => d.type + ' rv ' + (d.rv || '-')).join(', ') + (it.n ? ' (' + it.n + ')' : ''))).concat(more(f))));
+          arr(it.deltas).map(delta).join(', '))).concat(more(f))));
         if (f.knownObjects) {
           sec.append(el('h5', '', L('knownObjects')));
           sec.append(list(arr(f.knownObjects).map((k) => keyed(k, k))));
@@ -339,8 +354,12 @@
         const sec = section(name, hit('controller/' + name));
         sec.append(el('h5', '', L('expectations')));
         sec.append(list(Object.entries(c.expectations || {}).map(([k, e]) =>
-          keyed(k, k + ': ' + L('adds') + ' ' + (e.adds || 0) + ', ' + L('dels') + ' ' + (e.dels || 0)))));
-        extras(sec, c, ['expectations']);
+          keyed(k, k + ': ' + L('adds') + ' ' + (e.adds || 0) + ', ' + L('dels') + ' ' + (e.dels || 0) +
+            (e.satisfied === undefined ? '' : ' · ' + (e.satisfied ? L('satisfied') : L('unsatisfied'))) +
+            (arr(e.deleting).length ? ' · ' + L('deleting') + ' ' + arr(e.deleting).join(', ') : '')))));
+        sec.append(el('h5', '', L('reconciling')));
+        sec.append(list(arr(c.reconciling).map((k) => keyed(k, k)).concat(more(c))));
+        extras(sec, c, ['expectations', 'reconciling', 'truncated']);
         return sec;
       });
     }
