@@ -265,6 +265,7 @@ func runALessonInChinese(t *testing.T, d *webDriver, within func(string, func() 
 	within("the lesson starts with its introduction, in Chinese", func() bool {
 		return d.text("#lesson-index") == "简介" && han.MatchString(d.text("#lesson-text"))
 	})
+	require.Empty(t, d.text("#lesson-done"), "a lesson just started is not done")
 	for i := 0; d.text("#lesson-done") == ""; i++ {
 		require.Less(t, i, 80, "the lesson ends within 80 steps")
 		before := d.text("#lesson-index") + d.text("#lesson-text")
@@ -274,6 +275,14 @@ func runALessonInChinese(t *testing.T, d *webDriver, within func(string, func() 
 		})
 		require.Empty(t, d.text("#lab-msg"), "Next: %s", d.text("#lesson-text"))
 		require.Regexp(t, han, d.text("#lesson-text"))
+		t.Logf("%s: %s", d.text("#lesson-index"), d.text("#lesson-text"))
+		if i == 0 && d.text("#lesson-done") == "" {
+			// Back: the previous narrated step again (read-only), then on.
+			d.click("#lesson-back")
+			within("Back shows the introduction again", func() bool { return d.text("#lesson-index") == "简介" })
+			d.click("#lesson-next")
+			within("Next again", func() bool { return d.text("#lesson-index") != "简介" })
+		}
 	}
 	require.Equal(t, "完成：课程已结束", d.text("#lesson-done"))
 	t.Logf("lesson %q ended: %s", d.text("#lesson-title"), d.text("#lesson-text"))

@@ -28,7 +28,7 @@
       lessonsOff: 'no lessons in this build (GET /api/lab/lessons answered {s})', lessonStep: 'step {i} of the lesson (lab step {n})',
       intro: 'introduction', done: 'done: the lesson reached its end', loadFailed: 'could not load the recording: {e}',
       error: 'error: {e}', tombstone: 'tombstone', nObjects: '{n} objects', reconciling: 'being reconciled',
-      satisfied: 'satisfied', unsatisfied: 'waiting for the cache', deleting: 'deleting'
+      satisfied: 'satisfied', unsatisfied: 'waiting for the cache', deleting: 'deleting', docs: 'docs', source: 'source'
     },
     zh: {
       labTitle: '实验台', pause: '暂停', resume: '继续', step: '单步', speed: '速度', stepNo: '步',
@@ -50,7 +50,7 @@
       lessonsOff: '此版本没有课程（GET /api/lab/lessons 返回 {s}）', lessonStep: '课程第 {i} 步（实验台第 {n} 步）',
       intro: '简介', done: '完成：课程已结束', loadFailed: '无法载入记录：{e}',
       error: '错误：{e}', tombstone: '墓碑', nObjects: '{n} 个对象', reconciling: '正在调谐',
-      satisfied: '已满足', unsatisfied: '等待缓存跟上', deleting: '正在删除'
+      satisfied: '已满足', unsatisfied: '等待缓存跟上', deleting: '正在删除', docs: '文档', source: '源码'
     }
   };
 
@@ -163,8 +163,8 @@
       const hint = el('p', 'hint', L('serverHint')); hint.dataset.lab = 'serverHint';
       const rows = el('div', 'rows'); rows.id = 'server-rows';
       const links = el('p', 'links');
-      const a1 = el('a', '', 'docs'); a1.href = 'docs/fakeapiserver.md';
-      const a2 = el('a', '', 'source'); a2.href = 'src/fakeapiserver/watch_stream.go';
+      const a1 = el('a', '', L('docs')); a1.href = 'docs/fakeapiserver.md'; a1.dataset.lab = 'docs';
+      const a2 = el('a', '', L('source')); a2.href = 'src/fakeapiserver/watch_stream.go'; a2.dataset.lab = 'source';
       links.append(a1, ' · ', a2);
       box.append(h, hint, rows, links);
       refl.before(box, el('div', 'arrow', '→'));
