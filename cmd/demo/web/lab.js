@@ -112,6 +112,7 @@
   let lessons = null; // GET /api/lab/lessons, or a string saying why not
   let sliderHeldUntil = 0; // the learner drags the timeline: the poll leaves it alone
   let busy = false; // a button's request is out: the poll waits
+  let gen = 0; // counts the buttons' requests: a poll asked before one is not drawn
   let shownHopsFor = -1;
   let drawn = {}; // per box, the JSON last drawn (a redraw only when it changed)
 
@@ -131,6 +132,7 @@
   // post runs one of the lab's buttons and draws the view it answers.
   async function post(path, pick) {
     busy = true;
+    gen++;
     try {
       const body = await answer(await call('POST', path));
       const v = pick ? pick(body) : body;
@@ -145,12 +147,19 @@
     }
   }
 
+  let polling = false; // one poll at a time, however slow the answer
   async function poll() {
-    if (busy || document.hidden) return;
+    if (busy || polling || document.hidden) return;
+    polling = true;
+    const asked = gen;
     try {
       const v = await answer(await call('GET', 'api/lab/state'));
-      if (!busy) draw(v);
-    } catch (err) { /* the demo stopped or restarts; app.js says so */ }
+      if (!busy && asked === gen) draw(v); // not a view older than a button's answer
+    } catch (err) {
+      /* the demo stopped or restarts; app.js says so */
+    } finally {
+      polling = false;
+    }
   }
 
   // The server box: new, before the Reflector. Each box gets a <details>
@@ -446,6 +455,7 @@
       try {
         if (!view || !view.paused) await post('api/lab/pause');
         busy = true;
+        gen++;
         const r = await call('POST', 'api/lab/step');
         const body = await r.json().catch(() => null);
         if (r.status === 409) say(L('idle'));
@@ -478,6 +488,7 @@
       const f = $('lab-load').files[0];
       if (!f) return;
       busy = true;
+      gen++;
       try {
         const r = await fetch('api/lab/recording', { method: 'POST', headers: { 'X-Kinformer': '1' }, body: await f.text() });
         draw(await answer(r));
