@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -220,6 +221,31 @@ return s.value === String(arguments[0]);`, &ok, step)
 		return d.text("#lab-status") == "recording (read-only)" && strings.Contains(d.text("#lab-rewound"), "a loaded recording")
 	})
 
+	// A recording made by hand, with what a live run rarely shows at once:
+	// a backoff and a delayed retry counted down from the step's time, a
+	// tombstone, a frame waiting in a watch, a list cut short.
+	file = filepath.Join(t.TempDir(), "made.json")
+	require.NoError(t, os.WriteFile(file, handMadeRecording(t), 0o644))
+	d.must(http.MethodPost, "/element/"+id+"/value", map[string]any{"text": file}, nil)
+	within("the hand-made recording is shown", func() bool { return strings.Contains(d.text("#lab-range"), "1–5") })
+	drag(5)
+	var opened bool
+	d.script(`document.querySelectorAll('details.look').forEach((e) => { e.open = true; }); return true;`, &opened)
+	// (A row's label and value are apart on the page, not in its text: the
+	// texts are compared without their spaces.)
+	shows := func(css, want string) bool {
+		squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
+		return strings.Contains(squeeze(d.text(css)), squeeze(want))
+	}
+	within("every box shows the recording's contents", func() bool {
+		return shows("#look-reflector", "backoff 2.8 s") && shows("#look-reflector", "backoff ends in 2.8 s") &&
+			shows("#look-queue", "default/web · in 1.2 s") &&
+			shows("#look-fifo", "default/web-1: Deleted (tombstone) rv 57") && shows("#look-fifo", "3 more not shown") &&
+			shows("#look-server", "DELETED default/web-1 rv 57") && shows("#server-rows", "frames pending 1") &&
+			shows("#look-controller", "default/web: adds 1, dels 0 · waiting for the cache")
+	})
+	require.Contains(t, d.attr("#box-controller", "className"), "lab-hit", "step 5 changed the controller's box")
+
 	d.click("#lab-pause")
 	within("Resume: live again", func() bool { return d.text("#lab-status") == "live" })
 	require.NotContains(t, d.attr("body", "className"), "lab-readonly")
@@ -293,4 +319,32 @@ func runALessonInChinese(t *testing.T, d *webDriver, within func(string, func() 
 	within("the lesson ends, the lab is live", func() bool { return d.text("#lab-status") == "实时" })
 	d.click("#lang-en")
 	within("labels in English", func() bool { return d.text("#lab-pause") == "Pause" })
+}
+
+// handMadeRecording is a lab recording of five hops, one per box, all at
+// one time, so that every due time is counted down from it.
+func handMadeRecording(t *testing.T) []byte {
+	at := t0
+	hop := func(step int, stage, what, box, value string) lab.RecordedHop {
+		name := box[strings.Index(box, "/")+1:]
+		return lab.RecordedHop{
+			Hop:   lab.Hop{Step: step, Time: at, Stage: stage, What: what, Text: stage + ": " + what, Box: box},
+			State: &lab.RecordedState{Box: box[:strings.Index(box, "/")], Name: name, Value: json.RawMessage(value)},
+		}
+	}
+	due := func(d string) string {
+		dur, err := time.ParseDuration(d)
+		require.NoError(t, err)
+		return at.Add(dur).Format(time.RFC3339Nano)
+	}
+	rec := lab.Recording{Kinformer: "lab recording v1", Hops: []lab.RecordedHop{
+		hop(1, "reflector", "phase", "reflector/pods", `{"phase":"backing off","reason":"410 Expired","lastSyncResourceVersion":"41","backoffUntil":"`+due("2.8s")+`","backoff":"2.8s"}`),
+		hop(2, "workqueue", "retry", "workqueue/replicaset", `{"queue":[],"dirty":["default/web"],"processing":[],"waiting":[{"key":"default/web","due":"`+due("1.2s")+`"}]}`),
+		hop(3, "deltafifo", "tombstone queued", "fifo/pods", `{"kind":"DeltaFIFO","items":[{"key":"default/web-1","deltas":[{"type":"Deleted","rv":"57","tombstone":true}]}],"knownObjects":["default/web-1"],"truncated":3}`),
+		hop(4, "server", "commit", "server/watches", `{"watches":{"7":{"resource":"pods","pending":[{"type":"DELETED","key":"default/web-1","rv":"57"}]},"8":null}}`),
+		hop(5, "controller", "expectations", "controller/replicaset", `{"expectations":{"default/web":{"adds":1,"dels":0,"satisfied":false},"gone":null},"reconciling":["default/web"]}`),
+	}}
+	b, err := json.Marshal(rec)
+	require.NoError(t, err)
+	return b
 }

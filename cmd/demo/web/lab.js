@@ -264,6 +264,8 @@
     return r;
   }
   const arr = (x) => (Array.isArray(x) ? x : []);
+  // entries are a map's entries whose values are objects (a box may be null).
+  const entries = (o) => Object.entries(o && typeof o === 'object' ? o : {}).filter(([, x]) => x && typeof x === 'object');
   const more = (x) => (x && x.truncated ? [el('li', 'hint', L('truncated', { n: x.truncated }))] : []);
   // extras shows the fields a box reports beyond the ones drawn.
   function extras(sec, obj, known) {
@@ -280,9 +282,9 @@
     server(v, hit) {
       const out = [];
       let watches = 0; let frames = 0;
-      for (const [name, st] of Object.entries(v.server || {})) {
-        const ws = st && st.watches && typeof st.watches === 'object' ? st.watches : st || {};
-        for (const [id, w] of Object.entries(ws)) {
+      for (const [name, st] of entries(v.server)) {
+        const ws = 'watches' in st ? st.watches : st;
+        for (const [id, w] of entries(ws)) {
           watches++;
           const pending = arr(w.pending);
           frames += pending.length;
@@ -290,12 +292,13 @@
           sec.append(list(pending.map((f) => keyed(f.key, f.type + ' ' + (f.key || '') + ' rv ' + (f.rv || '')))));
           out.push(sec);
         }
+        if (st.truncated) out.push(el('p', 'hint', L('truncated', { n: st.truncated })));
       }
       $('server-rows').replaceChildren(kv(L('watchesOpen'), watches), kv(L('framesPending'), frames));
       return out;
     },
     reflector(v, hit) {
-      return Object.entries(v.reflector || {}).map(([name, r]) => {
+      return entries(v.reflector).map(([name, r]) => {
         const sec = section(name, hit('reflector/' + name));
         sec.append(kv(L('phase'), r.phase), kv(L('reason'), r.reason), kv(L('lastSynced'), r.lastSyncResourceVersion));
         if (r.backoff) sec.append(kv(L('backoff'), human(r.backoff)));
@@ -305,7 +308,7 @@
       });
     },
     fifo(v, hit) {
-      return Object.entries(v.fifo || {}).map(([name, f]) => {
+      return entries(v.fifo).map(([name, f]) => {
         const sec = section(name + (f.kind ? ' · ' + f.kind : ''), hit('fifo/' + name));
         sec.append(el('h5', '', L('queueOrder')));
         sec.append(list(arr(f.items).map((it) => keyed(it.key, (it.key || L('allKeys')) + ': ' +
@@ -319,7 +322,7 @@
       });
     },
     cache(v, hit) {
-      const out = Object.entries(v.indexer || {}).map(([name, c]) => {
+      const out = entries(v.indexer).map(([name, c]) => {
         const sec = section(name, hit('indexer/' + name));
         if (c.syncRV) sec.append(kv(L('syncRV'), c.syncRV));
         sec.append(el('h5', '', L('objects')));
@@ -336,7 +339,7 @@
         extras(sec, c, ['objects', 'indices', 'syncRV', 'truncated']);
         return sec;
       });
-      for (const [name, l] of Object.entries(v.listeners || {})) {
+      for (const [name, l] of entries(v.listeners)) {
         const sec = section(L('listener') + ' ' + name, hit('listener/' + name));
         sec.append(el('h5', '', L('pendingNotes')));
         sec.append(list(arr(l.pending).map((p) => keyed(p.key, p.type + ' ' + p.key + ' rv ' + (p.rv || '-')))));
@@ -346,7 +349,7 @@
       return out;
     },
     queue(v, hit) {
-      return Object.entries(v.workqueue || {}).map(([name, q]) => {
+      return entries(v.workqueue).map(([name, q]) => {
         const sec = section(name, hit('workqueue/' + name));
         for (const [field, label] of [['queue', L('queue')], ['dirty', L('dirty')], ['processing', L('processing')]]) {
           sec.append(el('h5', '', label));
@@ -359,10 +362,10 @@
       });
     },
     controller(v, hit) {
-      return Object.entries(v.controller || {}).map(([name, c]) => {
+      return entries(v.controller).map(([name, c]) => {
         const sec = section(name, hit('controller/' + name));
         sec.append(el('h5', '', L('expectations')));
-        sec.append(list(Object.entries(c.expectations || {}).map(([k, e]) =>
+        sec.append(list(entries(c.expectations).map(([k, e]) =>
           keyed(k, k + ': ' + L('adds') + ' ' + (e.adds || 0) + ', ' + L('dels') + ' ' + (e.dels || 0) +
             (e.satisfied === undefined ? '' : ' · ' + (e.satisfied ? L('satisfied') : L('unsatisfied'))) +
             (arr(e.deleting).length ? ' · ' + L('deleting') + ' ' + arr(e.deleting).join(', ') : '')))));
