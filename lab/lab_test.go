@@ -246,3 +246,19 @@ func TestClock_TimersOnTheLabsTime(t *testing.T) {
 	}
 	require.Equal(t, start.Add(5*time.Second), c.Now())
 }
+
+// Live ends a rewind without a step or a resume: the view is the latest
+// step again, and the lab stays paused.
+func TestLab_LiveEndsARewindAndStaysPaused(t *testing.T) {
+	l := newLab(t, trace.ForTest(t))
+	fifo := l.Tracer().With(trace.Resource("pods")).Stage(trace.StageDeltaFIFO)
+	fifo.Event("delta queued", trace.Key("default/web-1"))
+	fifo.Event("pop", trace.Key("default/web-1"))
+	require.NoError(t, l.Rewind(1))
+	require.True(t, l.State().Rewound)
+	l.Live()
+	v := l.State()
+	require.False(t, v.Rewound)
+	require.Equal(t, 2, v.Step)
+	require.True(t, v.Paused, "still paused")
+}

@@ -152,6 +152,15 @@ func (l *Lab) Rewind(step int) error {
 	return nil
 }
 
+// Live ends a rewind, or the view of a loaded recording: the view is the
+// latest step again. A paused lab stays paused (the lessons' Next goes
+// back to the newest narrated step so).
+func (l *Lab) Live() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.viewing, l.loaded = 0, nil
+}
+
 // Timeline returns the kept hops from step from on, at most limit.
 func (l *Lab) Timeline(from, limit int) []Hop {
 	l.mu.Lock()

@@ -23,6 +23,9 @@ type faults struct {
 	client *listwatch.TypedClient[*api.Pod]
 	n      *narrator
 	done   atomic.Int64 // faults injected, for the summary
+	// skip, if set, makes the chaos loop wait its turn: while the lab is
+	// paused or a lesson runs, nothing is broken behind the learner's back.
+	skip func() bool
 }
 
 // deletePod deletes a random pod of the ReplicaSet web (or the one named),
@@ -75,6 +78,9 @@ func (f *faults) chaos(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		}
+		if f.skip != nil && f.skip() {
+			continue
 		}
 		switch rand.IntN(4) {
 		case 0, 1: // deleting a pod is the most instructive: twice as likely

@@ -103,6 +103,10 @@ func parseFlags(args []string) (options, error) {
 	return o, nil
 }
 
+// controllerMaxRetries is how often the controller retries a failing key
+// before it drops it (replicaset.Options.MaxRetries; the retries lesson).
+const controllerMaxRetries = 5
+
 // bookmarkInterval is how often the fake server sends a watch a bookmark.
 const bookmarkInterval = 10 * time.Second
 
@@ -163,13 +167,21 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	podClient := listwatch.For[*api.Pod](client, listwatch.Pods)
 	factory := informer.NewSharedInformerFactory(client, withInformer(o.informer, informer.FactoryOptions{Tracer: tr, Logger: quietLog, Clock: clk}))
+	// The lessons (lesson.go) run in the lab, with the page.
+	var ls *lessons
+	if lb != nil {
+		ls = newLessons(lessonEnv{lab: lb, srv: srv, serverURL: url, client: client, pods: podClient, factory: factory,
+			page: page, informer: o.informer, clock: clk, tracer: tr, logger: quietLog, maxRetries: controllerMaxRetries})
+	}
 	ctrl, err := replicaset.NewReplicaSetController(replicaset.Options{Client: client, Factory: factory,
-		Workers: o.workers, Tracer: tr, Logger: quietLog, MetricsProvider: metrics, FailReconcile: page.failReconcile, Clock: clk})
+		Workers: o.workers, Tracer: tr, Logger: quietLog, MetricsProvider: metrics, FailReconcile: ls.reconcileHook(page.failReconcile),
+		Clock: clk, MaxRetries: controllerMaxRetries})
 	if err != nil {
 		return err
 	}
 	pods := informer.NewLister[*api.Pod](factory.InformerFor(listwatch.Pods).GetIndexer())
 	f := &faults{srv: srv, pods: pods, client: podClient, n: n}
+	f.skip = func() bool { return lb != nil && (lb.Paused() || ls.isActive()) }
 	agg.setChaosFaults(f.done.Load) // the page counts the chaos loop's faults too, as the summary does
 
 	serveCtx, stopServing := context.WithCancel(context.WithoutCancel(ctx))
@@ -179,6 +191,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 
 	// Everything below runs until work is cancelled.
 	work, stopWork := context.WithCancel(context.WithoutCancel(ctx))
+	if ls != nil {
+		ls.env.ctx = work // before anything runs: a lesson's informers and the reconcile hold end with the work
+	}
 	var wg sync.WaitGroup
 	if lb != nil {
 		wg.Go(func() { lb.Run(work) }) // when work ends, the lab lets every held hop go
@@ -195,7 +210,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	wg.Go(func() { k.run(work, n) })
 	if webLn != nil {
 		stopWeb := serveWeb(webLn, &webUI{agg: agg, hub: newHub(), repoRoot: findRepoRoot(), now: time.Now, ctx: work,
-			actions: pageActions(f, page, url), lab: lb})
+			actions: pageActions(f, page, url), lab: lb, lessons: ls})
 		defer stopWeb() // the streams end when the demo stops
 		n.block(fmt.Sprintf(n.t.liveView, webLn.Addr()))
 	}

@@ -44,6 +44,7 @@ type webUI struct {
 	now      func() time.Time
 	ctx      context.Context // the demo's work: actions run under it
 	lab      *lab.Lab        // nil: no lab (its endpoints answer 404)
+	lessons  *lessons        // nil: no lessons (lesson.go)
 }
 
 // handler is the page's mux, every response with the page's CSP.

@@ -33,6 +33,7 @@ func (u *webUI) labRoutes(mux *http.ServeMux) {
 	for _, p := range []string{"pause", "resume", "step", "rewind", "speed", "recording"} {
 		mux.HandleFunc("POST /api/lab/"+p, u.labPost)
 	}
+	u.lessonRoutes(mux)
 }
 
 // labOn answers 404 when the demo runs without the lab.
