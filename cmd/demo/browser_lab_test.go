@@ -33,15 +33,20 @@ func (d *webDriver) script(js string, out any, args ...any) {
 	d.must(http.MethodPost, "/execute/sync", map[string]any{"script": js, "args": args}, out)
 }
 
-// attr is a property of the first element matching css ("" if none).
+// attr is a property of the first element matching css, or a data-*
+// attribute ("" if none).
 func (d *webDriver) attr(css, name string) string {
 	id, err := d.find(css)
 	if err != nil {
 		d.lastErr = err
 		return ""
 	}
+	kind := "/property/"
+	if strings.HasPrefix(name, "data-") {
+		kind = "/attribute/"
+	}
 	var s any
-	if err := d.call(http.MethodGet, "/element/"+id+"/property/"+name, nil, &s); err != nil {
+	if err := d.call(http.MethodGet, "/element/"+id+kind+name, nil, &s); err != nil {
 		d.lastErr = err
 		return ""
 	}
@@ -292,22 +297,27 @@ func runALessonInChinese(t *testing.T, d *webDriver, within func(string, func() 
 		return d.text("#lesson-index") == "简介" && han.MatchString(d.text("#lesson-text"))
 	})
 	require.Empty(t, d.text("#lesson-done"), "a lesson just started is not done")
+	// press clicks a lesson's button and waits for its answer.
+	press := func(css string) {
+		answers := d.attr("#lesson", "data-answers")
+		d.click(css)
+		within(css+" is answered", func() bool { return d.attr("#lesson", "data-answers") != answers })
+		require.Empty(t, d.text("#lab-msg"), "%s: %s", css, d.text("#lesson-text"))
+	}
 	for i := 0; d.text("#lesson-done") == ""; i++ {
 		require.Less(t, i, 80, "the lesson ends within 80 steps")
-		before := d.text("#lesson-index") + d.text("#lesson-text")
-		d.click("#lesson-next")
-		within("Next is answered", func() bool {
-			return d.text("#lesson-index")+d.text("#lesson-text") != before || d.text("#lab-msg") != "" || d.text("#lesson-done") != ""
-		})
-		require.Empty(t, d.text("#lab-msg"), "Next: %s", d.text("#lesson-text"))
+		press("#lesson-next")
+		if e := d.text("#lesson-error"); e != "" {
+			t.Logf("Next did not move (%s): again", e) // the pipeline idle for a moment: the learner presses Next again
+			continue
+		}
 		require.Regexp(t, han, d.text("#lesson-text"))
 		t.Logf("%s: %s", d.text("#lesson-index"), d.text("#lesson-text"))
 		if i == 0 && d.text("#lesson-done") == "" {
 			// Back: the previous narrated step again (read-only), then on.
-			d.click("#lesson-back")
-			within("Back shows the introduction again", func() bool { return d.text("#lesson-index") == "简介" })
-			d.click("#lesson-next")
-			within("Next again", func() bool { return d.text("#lesson-index") != "简介" })
+			press("#lesson-back")
+			require.Equal(t, "简介", d.text("#lesson-index"), "Back shows the introduction again")
+			press("#lesson-next")
 		}
 	}
 	require.Equal(t, "完成：课程已结束", d.text("#lesson-done"))

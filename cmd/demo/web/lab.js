@@ -28,7 +28,8 @@
       lessonsOff: 'no lessons in this build (GET /api/lab/lessons answered {s})', lessonStep: 'step {i} of the lesson (lab step {n})',
       intro: 'introduction', done: 'done: the lesson reached its end', loadFailed: 'could not load the recording: {e}',
       error: 'error: {e}', tombstone: 'tombstone', nObjects: '{n} objects', reconciling: 'being reconciled',
-      satisfied: 'satisfied', unsatisfied: 'waiting for the cache', deleting: 'deleting', docs: 'docs', source: 'source'
+      satisfied: 'satisfied', unsatisfied: 'waiting for the cache', deleting: 'deleting', docs: 'docs', source: 'source',
+      phListing: 'listing', phWatching: 'watching', phBackingOff: 'backing off', phStopped: 'stopped'
     },
     zh: {
       labTitle: '实验台', pause: '暂停', resume: '继续', step: '单步', speed: '速度', stepNo: '步',
@@ -46,11 +47,12 @@
       queueOrder: '队列（按弹出顺序）', knownObjects: 'KnownObjects（已知对象）', objects: '对象', indices: '索引', syncRV: '存储到达的 rv',
       listener: '监听者', pendingNotes: '待处理通知', queue: '队列', dirty: '脏集合（dirty）', processing: '处理中（processing）',
       waitingHeap: '等待中（延迟加入）', expectations: '期望（expectations）', adds: '待创建', dels: '待删除', truncated: '还有 {n} 个未显示',
-      allKeys: '（所有键）', lessons: '课程', start: '开始', next: '下一步', back: '上一步', stop: '结束',
+      allKeys: '（所有键）', lessons: '课程', start: '开始', next: '下一步', back: '上一步', stop: '停止',
       lessonsOff: '此版本没有课程（GET /api/lab/lessons 返回 {s}）', lessonStep: '课程第 {i} 步（实验台第 {n} 步）',
       intro: '简介', done: '完成：课程已结束', loadFailed: '无法载入记录：{e}',
       error: '错误：{e}', tombstone: '墓碑', nObjects: '{n} 个对象', reconciling: '正在调谐',
-      satisfied: '已满足', unsatisfied: '等待缓存跟上', deleting: '正在删除', docs: '文档', source: '源码'
+      satisfied: '已满足', unsatisfied: '等待缓存跟上', deleting: '正在删除', docs: '文档', source: '源码',
+      phListing: '列举中', phWatching: '监听中', phBackingOff: '退避中', phStopped: '已停止'
     }
   };
 
@@ -300,7 +302,8 @@
     reflector(v, hit) {
       return entries(v.reflector).map(([name, r]) => {
         const sec = section(name, hit('reflector/' + name));
-        sec.append(kv(L('phase'), r.phase), kv(L('reason'), r.reason), kv(L('lastSynced'), r.lastSyncResourceVersion));
+        const phase = { listing: L('phListing'), watching: L('phWatching'), 'backing off': L('phBackingOff'), stopped: L('phStopped') }[r.phase];
+        sec.append(kv(L('phase'), phase || r.phase), kv(L('reason'), r.reason), kv(L('lastSynced'), r.lastSyncResourceVersion));
         if (r.backoff) sec.append(kv(L('backoff'), human(r.backoff)));
         if (r.backoffUntil) sec.append(kv(L('backoffEnds'), until(r.backoffUntil, v.now)));
         extras(sec, r, ['phase', 'reason', 'lastSyncResourceVersion', 'backoff', 'backoffUntil']);
@@ -435,12 +438,15 @@
     $('lesson-text').textContent = tr(lesson.narration);
     $('lesson-hop').textContent = lesson.hop ? '#' + lesson.hop.step + ' ' + lesson.hop.text : '';
     $('lesson-done').hidden = !lesson.done;
-    $('lesson-error').textContent = lesson.error ? tr(lesson.error) : '';
+    $('lesson-error').textContent = lesson.errorText ? tr(lesson.errorText) : lesson.error || '';
   }
 
+  // lessonPost runs a lesson's button; #lesson counts the answers
+  // (data-answers), so that a test knows when one came.
   async function lessonPost(path) {
     const body = await post(path, (lv) => (lv && lv.state ? lv.state : null));
     if (body) { lesson = body.active ? body : null; drawLessons(); }
+    $('lesson').dataset.answers = String(Number($('lesson').dataset.answers || 0) + 1);
   }
 
   function rewindTo(step) {
