@@ -349,3 +349,17 @@ func TestLesson_SameRelistInBothInformers(t *testing.T) {
 	require.True(t, s.has("informer: cache delete (tombstone: final state unknown) resource=pods"), "%v", s.hops())
 	requireStopped(t, d, "pods (articles)")
 }
+
+// A demo stopped in the middle of a lesson (the lab paused, a pod's
+// delete not yet seen) ends it first: the lab runs again, the world
+// settles, and the final check passes (startLessonDemo's cleanup checks
+// that run returned no error).
+func TestLesson_DemoStopsCleanlyMidLesson(t *testing.T) {
+	d := startLessonDemo(t, "today")
+	var v lessonView
+	require.Equal(t, http.StatusOK, d.post("/api/lab/lesson/start?id=lost-delete", &v))
+	require.Equal(t, http.StatusOK, d.post("/api/lab/lesson/next", &v))
+	require.Empty(t, v.Error)
+	require.Equal(t, 1, v.Index)
+	require.True(t, v.State.Paused)
+}

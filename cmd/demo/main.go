@@ -222,6 +222,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	<-ctx.Done()
 	stopChaos()
+	if ls != nil {
+		ls.stop() // a lesson in progress ends: the lab runs again, so the world can settle for the final check
+	}
 	n.say("%s", n.t.stopping)
 	check := finalCheck(srv, factory)
 	stopWork()
