@@ -156,6 +156,7 @@ type lessons struct {
 	run    *lessonRun // nil: none
 	speed  float64    // the lab's speed before the lesson, restored at the end
 	active atomic.Bool
+	shown  atomic.Pointer[lessonView] // the last view answered, for a GET during a Next
 	hold   reconcileHold
 	seen   labWatcher // what the recorded hops say about the reflectors
 }
@@ -306,6 +307,7 @@ func (ls *lessons) stopLocked() {
 		_ = ls.env.lab.SetSpeed(ls.speed)
 	}
 	ls.run = nil
+	ls.shown.Store(nil)
 	ls.active.Store(false)
 }
 
