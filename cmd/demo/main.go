@@ -207,6 +207,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	<-ctx.Done()
 	stopChaos()
+	if lb != nil {
+		lb.Close() // a paused pipeline runs again for the final check: nothing is held any more
+	}
 	n.say("%s", n.t.stopping)
 	check := finalCheck(srv, factory)
 	stopWork()
