@@ -116,6 +116,7 @@ type Reflector struct {
 	logger            *slog.Logger
 	watchErrorHandler func(r *Reflector, err error)
 	tracer            *trace.Tracer // stage "reflector"; nil: off
+	insp              inspection    // the phase, for the lab's states (inspect.go)
 
 	lastSyncResourceVersionMutex sync.RWMutex
 	lastSyncResourceVersion      string
