@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // An "expect" line is the story's claim: without -update, one that does
@@ -136,4 +139,23 @@ func (e *scEnv) forPipeline(values []string) []string {
 		}
 	}
 	return out
+}
+
+// -update rewrites an expect that did not hold to what held: once where
+// both informers agree, per informer where they differ, keys written
+// short; one that held everywhere is kept as written.
+func TestScenarioUpdate_RewritesExpectToWhatHeld(t *testing.T) {
+	informers := []string{"articles", "today"}
+	lists := func(got string, held bool) *scExpect {
+		return &scExpect{what: "lists", got: []string{got}, held: held}
+	}
+	require.Equal(t, "", scRewriteExpect(informers, []*scExpect{lists("2", true), lists("0", true)}))
+	require.Equal(t, "expect lists articles=1 today=0",
+		scRewriteExpect(informers, []*scExpect{lists("1", false), lists("0", true)}))
+	require.Equal(t, "expect lists 1", scRewriteExpect(informers, []*scExpect{lists("1", false), lists("1", false)}))
+	cache := &scExpect{what: "cache", got: []string{"default/a@4", "kube-system/b@5"}}
+	require.Equal(t, "expect cache a@4 kube-system/b@5", scRewriteExpect(informers, []*scExpect{cache, cache}))
+	pending := func(n string) *scExpect { return &scExpect{what: "pending", fixed: []string{"B"}, got: []string{n}} }
+	require.Equal(t, "expect pending B articles=3 today=1", scRewriteExpect(informers, []*scExpect{pending("3"), pending("1")}))
+	require.Equal(t, "", scRewriteExpect(informers, []*scExpect{nil, nil}), "no expect at this step")
 }
