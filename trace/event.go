@@ -259,6 +259,15 @@ func ForTest(t TB, stages ...string) *Tracer {
 	}))
 }
 
+// Checkf writes one line of a test's story that is no stage's event but a
+// fact the test asserts, as "check: ..." ("check: 2 consumers, 1 list, 1
+// watch"), so that under -v the story says what it showed, not only what
+// happened. Like ForTest it writes through t.Output: nothing shows without
+// -v unless the test fails. Call it from the test's goroutine.
+func Checkf(t TB, format string, args ...any) {
+	fmt.Fprintf(t.Output(), "check: "+format+"\n", args...)
+}
+
 // ForExample is ForTest for a runnable Example, which has no t: an
 // Example's standard output is compared with its Output comment and never
 // shown, so with verbose (pass testing.Verbose()) the Tracer writes each
