@@ -62,3 +62,22 @@ func TestWatch_ArticleCurlLineUnquotedLosesTheResourceVersion(t *testing.T) {
 	require.Equal(t, "ADDED c@"+c.ResourceVersion, ws.next().summary(t), "from the list's version: only what came after it")
 	trace.Checkf(t, "quoted, curl got the whole URL: the first event is the pod created after the list, c@%s", c.ResourceVersion)
 }
+
+// Article 000 ("Kubernetes-Informer", smartkeyerror, 2020-08-26, §1
+// ListAndWatch机制) gives the pod watch URL as
+// /api/v1/watch/namespaces/{namespace}/pods?watch=yes: the old spelling,
+// with the deprecated /watch/ prefix, which kube-apiserver still serves.
+// It is the same stream as ?watch=true on the collection's own path, the
+// spelling client-go uses: without a resourceVersion, a synthetic ADDED
+// of each pod that exists, then the changes.
+func TestWatch_LegacyWatchPathOfACollection(t *testing.T) {
+	e := newEnv(t, Options{})
+	a := e.createPod("default", "a", nil)
+	legacy := e.watch("/api/v1/watch/namespaces/default/pods?watch=yes")
+	today := e.watch("/api/v1/namespaces/default/pods?watch=true")
+	b := e.createPod("default", "b", nil)
+	want := []string{"ADDED a@" + a.ResourceVersion, "ADDED b@" + b.ResourceVersion}
+	require.Equal(t, want, legacy.nextN(2), "/api/v1/watch/namespaces/default/pods?watch=yes")
+	require.Equal(t, want, today.nextN(2), "/api/v1/namespaces/default/pods?watch=true")
+	trace.Checkf(t, "the legacy /api/v1/watch/ path and ?watch=true on the collection sent the same: %v", want)
+}
