@@ -21,10 +21,10 @@ import (
 )
 
 // startServer starts an in-process fake API server holding the given pods
-// in namespace default, and returns a client for it (reporting to story)
-// and a stop function.
+// in namespace default (both reporting to story), and returns a client for
+// it and a stop function.
 func startServer(story *trace.Tracer, podNames ...string) (*listwatch.Client, func()) {
-	srv := fakeapiserver.New(fakeapiserver.Options{})
+	srv := fakeapiserver.New(fakeapiserver.Options{Tracer: story})
 	hs := httptest.NewServer(srv)
 	for _, name := range podNames {
 		if _, err := srv.Create(&api.Pod{
@@ -229,10 +229,8 @@ func Example_workqueueController() {
 	// Create the pod watcher.
 	podListWatcher := listwatch.NewListWatchFromClient(client, listwatch.Pods, api.NamespaceDefault, "")
 
-	// Create the workqueue (the article's NewRateLimitingQueue; WithConfig
-	// only to give it the story's Tracer).
-	queue := doneSignal{workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultControllerRateLimiter[string](),
-		workqueue.QueueConfig{Tracer: story}), make(chan string, 10)}
+	// Create the workqueue.
+	queue := doneSignal{workqueue.NewTypedRateLimitingQueue(workqueue.DefaultControllerRateLimiter[string]()), make(chan string, 10)}
 
 	// Bind the workqueue to a cache with the help of an informer. This way
 	// we make sure that whenever the cache is updated, the pod key is added
