@@ -33,7 +33,7 @@ func (r *Reflector) list(ctx context.Context) (rv string, err error) {
 		return rv, fmt.Errorf("list at resourceVersion %q: %w", rv, err)
 	}
 	if r.tracer.On() {
-		r.tracer.Event("listed", trace.RV(listRV), trace.Count(len(items)), slog.Int("pages", pages))
+		r.tracer.Event("listed", append([]slog.Attr{trace.RV(listRV), trace.Count(len(items)), slog.Int("pages", pages)}, r.inspect(listRV)...)...)
 	}
 	return rv, r.syncWith(items, listRV)
 }
@@ -44,7 +44,7 @@ func (r *Reflector) list(ctx context.Context) (rv string, err error) {
 // again.
 func (r *Reflector) syncWith(items []api.Object, resourceVersion string) error {
 	if r.tracer.On() {
-		r.tracer.Event("replace", trace.Count(len(items)), trace.RV(resourceVersion))
+		r.tracer.Event("replace", append([]slog.Attr{trace.Count(len(items)), trace.RV(resourceVersion)}, r.inspect(resourceVersion)...)...)
 	}
 	if err := r.store.Replace(items, resourceVersion); err != nil {
 		return fmt.Errorf("replacing the store with the list at %s: %w", resourceVersion, err)

@@ -128,6 +128,7 @@ type Reflector struct {
 	logger            *slog.Logger
 	watchErrorHandler func(r *Reflector, err error)
 	tracer            *trace.Tracer // stage "reflector"; nil: off
+	insp              inspection    // the phase, for the lab's states (inspect.go)
 	// pageEvery: PageSize was set, so every list is paged;
 	// paginatedResult: the first list (at "0") came back in pages, so later
 	// lists are paged too. Only the Run goroutine uses them.

@@ -31,10 +31,10 @@ func twinOf(f string) string {
 }
 
 var (
-	twinHeadingRe  = regexp.MustCompile(`^(#{1,6})\s`)
-	twinTestRe = regexp.MustCompile(`\b(?:Test|Example|Benchmark|Fuzz)[A-Z_][A-Za-z0-9_]*`)
-	scriptRe   = regexp.MustCompile(`[A-Za-z0-9_./-]+\.txt\b`)
-	commentRe  = regexp.MustCompile(`(^|\s)(#|//).*$`)
+	twinHeadingRe = regexp.MustCompile(`^(#{1,6})\s`)
+	twinTestRe    = regexp.MustCompile(`\b(?:Test|Example|Benchmark|Fuzz)[A-Z_][A-Za-z0-9_]*`)
+	scriptRe      = regexp.MustCompile(`[A-Za-z0-9_./-]+\.txt\b`)
+	commentRe     = regexp.MustCompile(`(^|\s)(#|//).*$`)
 )
 
 // shape is what a page and its twin must share.
