@@ -168,9 +168,9 @@ func (f *DeltaFIFO) queueLocked(actionType DeltaType, obj any, id qkey) {
 	}
 	if f.tracer.On() {
 		if len(f.items[id]) == len(oldDeltas) {
-			f.tracer.Event("deletion collapsed", trace.Key(id.String()), trace.Reason("a Deleted right after a Deleted is one deletion"))
+			event(f.tracer, "deletion collapsed", f.inspectLocked(), trace.Key(id.String()), trace.Reason("a Deleted right after a Deleted is one deletion"))
 		} else {
-			traceQueued(f.tracer, d, id.String(), len(f.items[id]))
+			traceQueued(f.tracer, d, id.String(), len(f.items[id]), f.inspectLocked()...)
 		}
 	}
 	f.cond.Broadcast()
@@ -204,7 +204,7 @@ func (f *DeltaFIFO) Replace(list []api.Object, resourceVersion string) error {
 		return err
 	}
 	if f.tracer.On() {
-		f.tracer.Event("replace", trace.Count(len(objs)), trace.RV(resourceVersion), trace.Reason("a list replaced the contents"))
+		event(f.tracer, "replace", f.inspectLocked(), trace.Count(len(objs)), trace.RV(resourceVersion), trace.Reason("a list replaced the contents"))
 	}
 
 	action := Sync
@@ -280,7 +280,7 @@ func (f *DeltaFIFO) Resync() error {
 	var errs []error
 	keys := f.knownObjects.ListKeys()
 	if f.tracer.On() {
-		f.tracer.Event("resync", trace.Count(len(keys)), trace.Reason("replay the cache as Sync deltas"))
+		event(f.tracer, "resync", f.inspectLocked(), trace.Count(len(keys)), trace.Reason("replay the cache as Sync deltas"))
 	}
 	for _, k := range keys {
 		if err := f.syncKeyLocked(k); err != nil {
@@ -347,7 +347,7 @@ func (f *DeltaFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 		f.queue, f.items = nil, map[qkey]Deltas{} // fifo_state.go: giving back the room
 	}
 	if f.tracer.On() {
-		tracePop(f.tracer, id.String(), deltas, len(f.queue), false)
+		tracePop(f.tracer, id.String(), deltas, len(f.queue), false, f.inspectLocked()...)
 	}
 	return deltas, process(deltas, isInInitialList)
 }

@@ -189,7 +189,7 @@ func (f *RealFIFO) addLocked(t DeltaType, obj any) {
 	f.grew(len(f.items))
 	if f.tracer.On() {
 		key, _ := f.KeyOf(obj) // "" for a ReplacedAll, SyncAll or Bookmark: they have no key
-		traceQueued(f.tracer, d, key, len(f.items))
+		traceQueued(f.tracer, d, key, len(f.items), f.inspectLocked()...)
 	}
 	f.cond.Broadcast()
 }
@@ -210,7 +210,7 @@ func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 		return err
 	}
 	if f.tracer.On() {
-		f.tracer.Event("replace", trace.Count(len(objs)), trace.RV(resourceVersion), trace.Reason("a list replaced the contents"))
+		event(f.tracer, "replace", f.inspectLocked(), trace.Count(len(objs)), trace.RV(resourceVersion), trace.Reason("a list replaced the contents"))
 	}
 	if f.atomic {
 		f.addLocked(ReplacedAll, ReplacedAllInfo{ResourceVersion: resourceVersion, Objects: objs})
@@ -286,7 +286,7 @@ func (f *RealFIFO) Resync() error {
 	}
 	if f.atomic {
 		if f.tracer.On() {
-			f.tracer.Event("resync", trace.Count(1), trace.Reason("one SyncAll: the informer replays its cache"))
+			event(f.tracer, "resync", f.inspectLocked(), trace.Count(1), trace.Reason("one SyncAll: the informer replays its cache"))
 		}
 		f.addLocked(SyncAll, SyncAllInfo{})
 		return nil
@@ -305,7 +305,7 @@ func (f *RealFIFO) Resync() error {
 	var errs []error
 	keys := f.knownObjects.ListKeys()
 	if f.tracer.On() {
-		f.tracer.Event("resync", trace.Count(len(keys)), trace.Reason("replay the cache as Sync deltas"))
+		event(f.tracer, "resync", f.inspectLocked(), trace.Count(len(keys)), trace.Reason("replay the cache as Sync deltas"))
 	}
 	for _, key := range keys {
 		if _, ok := queued[parseKey(key)]; ok {
@@ -343,7 +343,7 @@ func (f *RealFIFO) Pop(process PopProcessFunc) (Deltas, error) {
 	f.takeLocked(1)
 	if f.tracer.On() {
 		key, _ := f.KeyOf(d[0].Object)
-		tracePop(f.tracer, key, d, len(f.items), f.unlocksLocked())
+		tracePop(f.tracer, key, d, len(f.items), f.unlocksLocked(), f.inspectLocked()...)
 	}
 	return d, f.processLocked(1, func() error { return process(d, isInInitialList) })
 }

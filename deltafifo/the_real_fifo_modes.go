@@ -142,7 +142,7 @@ func (f *RealFIFO) PopBatch(processBatch ProcessBatchFunc, processSingle PopProc
 	batch := append([]Delta(nil), f.items[:n]...)
 	f.takeLocked(n)
 	if f.tracer.On() {
-		tracePopBatch(f.tracer, f.keyer, batch, len(f.items), f.unlocksLocked())
+		tracePopBatch(f.tracer, f.keyer, batch, len(f.items), f.unlocksLocked(), f.inspectLocked()...)
 	}
 	if n == 1 {
 		return f.processLocked(1, func() error { return processSingle(Deltas{batch[0]}, isInInitialList) })
@@ -192,10 +192,10 @@ func (f *RealFIFO) batchLenLocked() int {
 
 // tracePopBatch reports a batch handed to the informer: its size, its
 // first and last keys, and how many deltas are still queued.
-func tracePopBatch(t *trace.Tracer, k keyer, batch []Delta, left int, unlocked bool) {
+func tracePopBatch(t *trace.Tracer, k keyer, batch []Delta, left int, unlocked bool, state ...slog.Attr) {
 	if len(batch) == 1 {
 		key, _ := k.keyOf(batch[0].Object)
-		tracePop(t, key, Deltas{batch[0]}, left, unlocked)
+		tracePop(t, key, Deltas{batch[0]}, left, unlocked, state...)
 		return
 	}
 	first, _ := k.keyOf(batch[0].Object)
@@ -213,5 +213,5 @@ func tracePopBatch(t *trace.Tracer, k keyer, batch []Delta, left int, unlocked b
 	if unlocked {
 		attrs = append(attrs, slog.Bool("unlocked", true))
 	}
-	t.Event("pop batch", attrs...)
+	event(t, "pop batch", state, attrs...)
 }

@@ -28,23 +28,32 @@ import (
 // Bookmark is the version it carries.
 //
 // Every call site checks On first, so a queue without a Tracer pays one
-// nil comparison.
+// nil comparison. state is the queue's contents (inspect.go), given only
+// when the Tracer is Inspecting: empty, the events are what they were.
+
+// event reports what with attrs, and the queue's state if there is one.
+func event(t *trace.Tracer, what string, state []slog.Attr, attrs ...slog.Attr) {
+	if len(state) > 0 {
+		attrs = append(attrs[:len(attrs):len(attrs)], state...)
+	}
+	t.Event(what, attrs...)
+}
 
 // traceQueued reports a delta just queued for key; n is what the queue
 // holds for it afterwards.
-func traceQueued(t *trace.Tracer, d Delta, key string, n int) {
+func traceQueued(t *trace.Tracer, d Delta, key string, n int, state ...slog.Attr) {
 	if tomb, ok := d.Object.(DeletedFinalStateUnknown); ok {
-		t.Event("tombstone queued", trace.Key(key), trace.RV(objectRV(tomb.Obj)),
+		event(t, "tombstone queued", state, trace.Key(key), trace.RV(objectRV(tomb.Obj)),
 			trace.Reason("deleted while the watch was down: the list no longer has it"))
 		return
 	}
-	t.Event("delta queued", trace.Type(string(d.Type)), trace.Key(key), trace.RV(objectRV(d.Object)), trace.Count(n))
+	event(t, "delta queued", state, trace.Type(string(d.Type)), trace.Key(key), trace.RV(objectRV(d.Object)), trace.Count(n))
 }
 
 // tracePop reports a popped item: its key, the types of its deltas, how
 // many items are still queued, and whether the informer handles it with
 // the lock released.
-func tracePop(t *trace.Tracer, key string, deltas Deltas, left int, unlocked bool) {
+func tracePop(t *trace.Tracer, key string, deltas Deltas, left int, unlocked bool, state ...slog.Attr) {
 	types := make([]string, len(deltas))
 	for i, d := range deltas {
 		types[i] = string(d.Type)
@@ -54,7 +63,7 @@ func tracePop(t *trace.Tracer, key string, deltas Deltas, left int, unlocked boo
 	if unlocked {
 		attrs = append(attrs, slog.Bool("unlocked", true))
 	}
-	t.Event("pop", attrs...)
+	event(t, "pop", state, attrs...)
 }
 
 // objectRV is the resourceVersion of a delta's object ("" for a tombstone

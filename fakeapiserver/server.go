@@ -168,6 +168,7 @@ func newServer(opts Options, dir string) *Server {
 		OnCommit:        s.onCommit,
 		Describe:        s.describeKey,
 		Tracer:          s.tracer,
+		WatchesState:    s.watchesState,
 		Logger:          opts.Logger,
 		Dir:             dir,
 		SnapshotRecords: opts.SnapshotRecords,

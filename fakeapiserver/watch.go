@@ -179,10 +179,10 @@ func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *reques
 		return
 	}
 	if s.tracer.On() {
-		s.tracer.Event("watch opened", slog.Uint64(trace.KeyWatch, wt.ID()), trace.Resource(rq.res.Name), trace.RV(strconv.FormatUint(startRV, 10)), trace.Count(len(initial)))
+		s.traceWatches("watch opened", slog.Uint64(trace.KeyWatch, wt.ID()), trace.Resource(rq.res.Name), trace.RV(strconv.FormatUint(startRV, 10)), trace.Count(len(initial)))
 	}
 
-	sw.startRV, sw.watchID = startRV, wt.ID()
+	sw.startRV, sw.watchID, sw.wt = startRV, wt.ID(), wt
 	for _, ev := range initial {
 		if !sw.write(ev, false) {
 			return
@@ -194,7 +194,12 @@ func (s *Server) serveWatch(w http.ResponseWriter, req *http.Request, rq *reques
 		}
 	}
 	why := s.streamEvents(req, sw, wt, opts)
-	if s.tracer.On() {
+	switch {
+	case s.tracer.Inspecting(): // stopped first: the state shows it gone
+		wt.StopAndReport(func(state slog.Attr) {
+			s.tracer.Event("watch closed", slog.Uint64(trace.KeyWatch, wt.ID()), trace.Reason(why), state)
+		})
+	case s.tracer.On():
 		s.tracer.Event("watch closed", slog.Uint64(trace.KeyWatch, wt.ID()), trace.Reason(why))
 	}
 }

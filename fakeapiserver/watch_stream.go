@@ -24,6 +24,7 @@ type streamWriter struct {
 	server  *Server
 	startRV uint64 // the version the client already had when the watch began
 	watchID uint64
+	wt      *watcher // the storage's watch the frames come from
 	buf     bytes.Buffer
 }
 
@@ -51,14 +52,25 @@ func (sw *streamWriter) write(ev *watchEvent, shared bool) bool {
 		sw.buf.Write(frameSuffix)
 		frame = sw.buf.Bytes()
 	}
-	if t := sw.server.tracer; t.On() {
-		if ev.Type == garbageEvent {
-			t.Warn("garbage sent (fault)", slog.Uint64(trace.KeyWatch, sw.watchID), trace.Count(len(frame)))
-		} else {
-			t.Event("frame sent", slog.Uint64(trace.KeyWatch, sw.watchID), trace.Type(string(ev.Type)), trace.Key(ev.Value.key), trace.RV(strconv.FormatUint(ev.Value.rv, 10)))
-		}
+	if t := sw.server.tracer; t.Inspecting() {
+		// Sent: the frame leaves what the lab shows queued as it is reported (inspect.go).
+		state, _ := sw.wt.Sent()
+		sw.traceFrame(t, ev, frame, state) // outside the store's lock: the lab holds it while paused
+	} else if t.On() {
+		sw.traceFrame(t, ev, frame)
 	}
-	return sw.flushBytes(frame)
+	return sw.flushBytes(frame) // after "frame sent": a frame counts as sent once it is reported
+}
+
+// traceFrame reports a frame about to be written (and, when inspecting,
+// the open watches' state after it).
+func (sw *streamWriter) traceFrame(t *trace.Tracer, ev *watchEvent, frame []byte, state ...slog.Attr) {
+	if ev.Type == garbageEvent {
+		t.Warn("garbage sent (fault)", append([]slog.Attr{slog.Uint64(trace.KeyWatch, sw.watchID), trace.Count(len(frame))}, state...)...)
+		return
+	}
+	t.Event("frame sent", append([]slog.Attr{slog.Uint64(trace.KeyWatch, sw.watchID), trace.Type(string(ev.Type)),
+		trace.Key(ev.Value.key), trace.RV(strconv.FormatUint(ev.Value.rv, 10))}, state...)...)
 }
 
 // writeBookmark writes a BOOKMARK. Its object is what the real server sends:
@@ -84,12 +96,12 @@ func (sw *streamWriter) writeBookmark(rv uint64, initialEventsEnd bool) bool {
 	sw.buf.WriteString(`{"type":"BOOKMARK","object":`)
 	sw.buf.Write(encodeObject(obj))
 	sw.buf.WriteString("}\n")
-	if t := sw.server.tracer; t.On() {
+	if sw.server.tracer.On() {
 		what := "bookmark sent"
 		if initialEventsEnd {
 			what = "bookmark sent (initial-events-end)"
 		}
-		t.Event(what, slog.Uint64(trace.KeyWatch, sw.watchID), trace.RV(strconv.FormatUint(rv, 10)))
+		sw.server.traceWatches(what, slog.Uint64(trace.KeyWatch, sw.watchID), trace.RV(strconv.FormatUint(rv, 10)))
 	}
 	return sw.flush()
 }

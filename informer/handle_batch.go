@@ -67,10 +67,11 @@ func processReplacedAll(clientState indexer.Store, info deltafifo.ReplacedAllInf
 		return fmt.Errorf("informer: applying ReplacedAll: %w", err)
 	}
 	if t.On() {
-		t.Event("cache replace", trace.Count(len(info.Objects)), trace.RV(info.ResourceVersion), slog.Int("gone", len(vanished)),
-			trace.Reason(fmt.Sprintf("ReplacedAll: the cache swapped for the list in one write, %d gone; now the handlers", len(vanished))))
-		traceWrites(t, "replace", deletes, func(int) deltafifo.DeltaType { return deltafifo.ReplacedAll })
-		traceWrites(t, "replace", notes, func(int) deltafifo.DeltaType { return deltafifo.ReplacedAll })
+		state := cacheState(t, clientState) // the one write's: shared by the per-key events after it
+		t.Event("cache replace", append([]slog.Attr{trace.Count(len(info.Objects)), trace.RV(info.ResourceVersion), slog.Int("gone", len(vanished)),
+			trace.Reason(fmt.Sprintf("ReplacedAll: the cache swapped for the list in one write, %d gone; now the handlers", len(vanished)))}, state...)...)
+		traceWrites(t, "replace", deletes, func(int) deltafifo.DeltaType { return deltafifo.ReplacedAll }, state)
+		traceWrites(t, "replace", notes, func(int) deltafifo.DeltaType { return deltafifo.ReplacedAll }, state)
 	}
 	for _, n := range deletes {
 		notify(n)
@@ -134,15 +135,16 @@ func processDeltasInBatch(clientState indexer.Store, batch []deltafifo.Delta, is
 	if t.On() {
 		first, _ := notificationKeyRV(notes[0])
 		last, _ := notificationKeyRV(notes[len(notes)-1])
-		t.Event("cache transaction", trace.Count(len(applied)), trace.Key(first+".."+last),
-			trace.Reason("a batch of distinct keys applied in one store write; now one notification per delta"))
+		state := cacheState(t, clientState) // the one write's: shared by the per-key events after it
+		t.Event("cache transaction", append([]slog.Attr{trace.Count(len(applied)), trace.Key(first + ".." + last),
+			trace.Reason("a batch of distinct keys applied in one store write; now one notification per delta")}, state...)...)
 		deltaOf := func(i int) deltafifo.DeltaType { return batch[i].Type }
 		if err != nil {
 			var txErr *indexer.TransactionError
 			errors.As(err, &txErr)
 			deltaOf = func(i int) deltafifo.DeltaType { return batch[txErr.SucceededIndices[i]].Type }
 		}
-		traceWrites(t, "transaction", applied, deltaOf)
+		traceWrites(t, "transaction", applied, deltaOf, state)
 	}
 	for _, n := range applied {
 		notify(n)
@@ -188,8 +190,9 @@ func batchWrite(clientState indexer.Store, d deltafifo.Delta, isInInitialList bo
 // key, its resourceVersion, the delta, and in= the write it was part of.
 // They are what lets a key be followed through the cache in the trace;
 // they are not writes of their own (the one write was reported just
-// before). deltaOf gives the delta type of notes[i].
-func traceWrites(t *trace.Tracer, in string, notes []notification, deltaOf func(i int) deltafifo.DeltaType) {
+// before). deltaOf gives the delta type of notes[i]; state, when
+// inspecting, is the cache after that one write.
+func traceWrites(t *trace.Tracer, in string, notes []notification, deltaOf func(i int) deltafifo.DeltaType, state []slog.Attr) {
 	for i, n := range notes {
 		what := "cache update" // also for an object the list has unchanged
 		switch n := n.(type) {
@@ -202,6 +205,6 @@ func traceWrites(t *trace.Tracer, in string, notes []notification, deltaOf func(
 			}
 		}
 		key, rv := notificationKeyRV(n)
-		t.Event(what, trace.Key(key), trace.RV(rv), slog.String("delta", string(deltaOf(i))), slog.String("in", in))
+		t.Event(what, append([]slog.Attr{trace.Key(key), trace.RV(rv), slog.String("delta", string(deltaOf(i))), slog.String("in", in)}, state...)...)
 	}
 }

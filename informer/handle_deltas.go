@@ -111,20 +111,20 @@ func processDeltas(clientState indexer.Store, deltas deltafifo.Deltas, isInIniti
 				if err := clientState.Update(obj); err != nil {
 					return fmt.Errorf("informer: applying %s delta: %w", d.Type, err)
 				}
-				traceCache(t, "cache update", d, obj)
+				traceCache(t, "cache update", d, obj, cacheState(t, clientState)...)
 				notify(updateNotification{oldObj: old, newObj: obj})
 				continue
 			}
 			if err := clientState.Add(obj); err != nil {
 				return fmt.Errorf("informer: applying %s delta: %w", d.Type, err)
 			}
-			traceCache(t, "cache add", d, obj)
+			traceCache(t, "cache add", d, obj, cacheState(t, clientState)...)
 			notify(addNotification{newObj: obj, isInInitialList: isInInitialList})
 		case deltafifo.Deleted:
 			if err := deleteFromCache(clientState, d.Object); err != nil {
 				return err
 			}
-			traceCache(t, "cache delete", d, d.Object)
+			traceCache(t, "cache delete", d, d.Object, cacheState(t, clientState)...)
 			notify(deleteNotification{oldObj: d.Object})
 		case deltafifo.ReplacedAll:
 			info, ok := d.Object.(deltafifo.ReplacedAllInfo)
@@ -137,7 +137,8 @@ func processDeltas(clientState indexer.Store, deltas deltafifo.Deltas, isInIniti
 		case deltafifo.SyncAll:
 			objs := clientState.List()
 			if t.On() {
-				t.Event("cache resync", trace.Count(len(objs)), trace.Reason("SyncAll: every cached object replayed to the handlers"))
+				t.Event("cache resync", append([]slog.Attr{trace.Count(len(objs)), trace.Reason("SyncAll: every cached object replayed to the handlers")},
+					cacheState(t, clientState)...)...)
 			}
 			for _, obj := range objs {
 				notify(updateNotification{oldObj: obj, newObj: obj})
@@ -149,7 +150,8 @@ func processDeltas(clientState indexer.Store, deltas deltafifo.Deltas, isInIniti
 			}
 			clientState.Bookmark(info.ResourceVersion)
 			if t.On() {
-				t.Event("store bookmark", trace.RV(info.ResourceVersion), trace.Reason("the server has nothing new up to here; no handler is called"))
+				t.Event("store bookmark", append([]slog.Attr{trace.RV(info.ResourceVersion), trace.Reason("the server has nothing new up to here; no handler is called")},
+					cacheState(t, clientState)...)...)
 			}
 		default:
 			return fmt.Errorf("informer: unknown delta type %q", d.Type)
@@ -185,8 +187,8 @@ func deleteFromCache(clientState indexer.Store, obj any) error {
 }
 
 // traceCache reports a cache write: which delta made it, to which key, at
-// which resourceVersion.
-func traceCache(t *trace.Tracer, what string, d deltafifo.Delta, obj any) {
+// which resourceVersion (and state, the cache after it, when inspecting).
+func traceCache(t *trace.Tracer, what string, d deltafifo.Delta, obj any, state ...slog.Attr) {
 	if !t.On() {
 		return
 	}
@@ -194,7 +196,7 @@ func traceCache(t *trace.Tracer, what string, d deltafifo.Delta, obj any) {
 		what += " (tombstone: final state unknown)"
 	}
 	key, rv := keyAndRV(obj)
-	t.Event(what, trace.Key(key), trace.RV(rv), slog.String("delta", string(d.Type)))
+	t.Event(what, append([]slog.Attr{trace.Key(key), trace.RV(rv), slog.String("delta", string(d.Type))}, state...)...)
 }
 
 // kindOf names a notification for the trace: add, update, resync or delete.

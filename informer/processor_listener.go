@@ -61,6 +61,9 @@ type processorListener struct {
 	nextCh  chan notification
 	buffer  ringGrowing // owned by pop()
 	stopped atomic.Bool // set by stop, before addCh is closed
+	// mirror is a copy of what is pending, kept only when the Tracer is
+	// Inspecting (inspect.go); nil otherwise.
+	mirror *listenerMirror
 
 	// pending counts notifications added and not yet handled;
 	// initialPending those among them that are initial-list adds.
@@ -115,7 +118,12 @@ func (p *processorListener) add(n notification) {
 	pending := p.pending.Add(1)
 	if p.tracer.On() {
 		key, rv := notificationKeyRV(n)
-		p.tracer.Event("notify", trace.Handler(p.name), trace.Type(kindOf(n)), trace.Key(key), trace.RV(rv), slog.Int64("pending", pending))
+		if p.mirror != nil {
+			p.mirror.added(p.tracer, PendingNotification{Type: kindOf(n), Key: key, RV: rv},
+				trace.Handler(p.name), trace.Type(kindOf(n)), trace.Key(key), trace.RV(rv), slog.Int64("pending", pending))
+		} else {
+			p.tracer.Event("notify", trace.Handler(p.name), trace.Type(kindOf(n)), trace.Key(key), trace.RV(rv), slog.Int64("pending", pending))
+		}
 	}
 	p.addCh <- n
 }
@@ -197,7 +205,11 @@ func (p *processorListener) handle(n notification) {
 	}()
 	if p.tracer.On() {
 		key, rv := notificationKeyRV(n)
-		p.tracer.Event(handlerMethod(n), trace.Handler(p.name), trace.Key(key), trace.RV(rv), slog.Int64("pending", p.pending.Load()-1))
+		if p.mirror != nil {
+			p.mirror.taken(p.tracer, handlerMethod(n), trace.Handler(p.name), trace.Key(key), trace.RV(rv), slog.Int64("pending", p.pending.Load()-1))
+		} else {
+			p.tracer.Event(handlerMethod(n), trace.Handler(p.name), trace.Key(key), trace.RV(rv), slog.Int64("pending", p.pending.Load()-1))
+		}
 	}
 	n.deliverTo(p.handler)
 }

@@ -419,7 +419,7 @@ func (s *sharedIndexInformer) AddEventHandlerWithOptions(handler ResourceEventHa
 	}
 	l := newProcessListener(handler, effective, s.clock.Now(), s.HasSyncedChecker(), logger)
 	l.name = name
-	l.tracer = s.cacheTrace
+	l.setTracer(s.cacheTrace)
 
 	if !s.started {
 		s.processor.addListener(l)

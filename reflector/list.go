@@ -19,8 +19,10 @@ import (
 //
 // A list at "" or "0" is paged (PageSize items a page, every page from the
 // same snapshot, the continue token carrying it along). A list at a given
-// version is not paged: the server can answer it from its watch cache,
-// while a paged list at a version must be served from etcd exactly.
+// version is not paged, so that the server can answer it from its watch
+// cache (a paged list at a version must be served from etcd exactly),
+// unless Options.PageSize was set or the first list came back in pages (no
+// watch cache to spare), as client-go does.
 func (r *Reflector) list(ctx context.Context) (rv string, err error) {
 	rv = r.relistResourceVersion()
 	if r.tracer.On() {
@@ -31,7 +33,7 @@ func (r *Reflector) list(ctx context.Context) (rv string, err error) {
 		return rv, fmt.Errorf("list at resourceVersion %q: %w", rv, err)
 	}
 	if r.tracer.On() {
-		r.tracer.Event("listed", trace.RV(listRV), trace.Count(len(items)), slog.Int("pages", pages))
+		r.tracer.Event("listed", append([]slog.Attr{trace.RV(listRV), trace.Count(len(items)), slog.Int("pages", pages)}, r.inspect(listRV)...)...)
 	}
 	return rv, r.syncWith(items, listRV)
 }
@@ -42,7 +44,7 @@ func (r *Reflector) list(ctx context.Context) (rv string, err error) {
 // again.
 func (r *Reflector) syncWith(items []api.Object, resourceVersion string) error {
 	if r.tracer.On() {
-		r.tracer.Event("replace", trace.Count(len(items)), trace.RV(resourceVersion))
+		r.tracer.Event("replace", append([]slog.Attr{trace.Count(len(items)), trace.RV(resourceVersion)}, r.inspect(resourceVersion)...)...)
 	}
 	if err := r.store.Replace(items, resourceVersion); err != nil {
 		return fmt.Errorf("replacing the store with the list at %s: %w", resourceVersion, err)
@@ -59,7 +61,7 @@ func (r *Reflector) syncWith(items []api.Object, resourceVersion string) error {
 // history), it falls back to one unpaged list at the original version.
 func (r *Reflector) pagedList(ctx context.Context, rv string) ([]api.Object, string, int, error) {
 	opts := listwatch.ListOptions{ResourceVersion: rv}
-	if rv == "" || rv == "0" {
+	if rv == "" || rv == "0" || r.pageEvery || r.paginatedResult {
 		opts.Limit = r.opts.PageSize
 	}
 	var items []api.Object
@@ -80,6 +82,9 @@ func (r *Reflector) pagedList(ctx context.Context, rv string) ([]api.Object, str
 		}
 		items = append(items, l.Items...)
 		if l.Continue == "" {
+			if rv == "0" && page > 1 {
+				r.paginatedResult = true // the server pages even at "0": it has no watch cache for this
+			}
 			return items, l.ResourceVersion, page, nil
 		}
 		opts = listwatch.ListOptions{Limit: opts.Limit, Continue: l.Continue}

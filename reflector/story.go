@@ -61,7 +61,8 @@ func (r *Reflector) tracePhase(from phase, t transition) {
 		}
 		attrs = append(attrs, trace.Delay(b.delay), slog.String("next", then))
 	}
-	r.tracer.Event("phase", attrs...)
+	r.entered(t)
+	r.tracer.Event("phase", append(attrs, r.inspect(r.LastSyncResourceVersion())...)...)
 }
 
 // streamingNext says what follows a failed streaming list, for its trace

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"syscall"
 
 	"github.com/kinformer/kinformer/api"
@@ -49,7 +50,7 @@ func (r *Reflector) watch(ctx context.Context, w listwatch.Watch, resyncErr <-ch
 	if w == nil {
 		rv := r.LastSyncResourceVersion()
 		if r.tracer.On() {
-			r.tracer.Event("watch", trace.RV(rv))
+			r.tracer.Event("watch", append([]slog.Attr{trace.RV(rv)}, r.inspect(rv)...)...)
 		}
 		var err error
 		w, err = r.listerWatcher.Watch(ctx, listwatch.ListOptions{
@@ -125,7 +126,7 @@ func (r *Reflector) apply(ev listwatch.Event) bool {
 		// the bookmark gets it.
 		rv := ev.Object.GetResourceVersion()
 		if r.tracer.On() {
-			r.tracer.Event("bookmark", trace.RV(rv))
+			r.tracer.Event("bookmark", append([]slog.Attr{trace.RV(rv)}, r.inspect(rv)...)...)
 		}
 		if b, ok := r.store.(ReflectorBookmarkStore); ok {
 			if err := b.Bookmark(rv); err != nil {
@@ -139,7 +140,8 @@ func (r *Reflector) apply(ev listwatch.Event) bool {
 		return false
 	}
 	if r.tracer.On() { // before the store: the event goes on to the DeltaFIFO
-		r.tracer.Event("watch event", trace.Type(string(ev.Type)), trace.Key(keyOf(ev.Object)), trace.RV(ev.Object.GetResourceVersion()))
+		rv := ev.Object.GetResourceVersion()
+		r.tracer.Event("watch event", append([]slog.Attr{trace.Type(string(ev.Type)), trace.Key(keyOf(ev.Object)), trace.RV(rv)}, r.inspect(rv)...)...)
 	}
 	var err error
 	switch ev.Type {

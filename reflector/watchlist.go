@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/listwatch"
@@ -120,7 +121,8 @@ func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) (event
 				}
 			}
 			if r.tracer.On() {
-				r.tracer.Event("initial events end", trace.RV(ev.Object.GetResourceVersion()), trace.Count(len(list)))
+				rv := ev.Object.GetResourceVersion()
+				r.tracer.Event("initial events end", append([]slog.Attr{trace.RV(rv), trace.Count(len(list))}, r.inspect(rv)...)...)
 			}
 			return events, r.syncWith(list, ev.Object.GetResourceVersion())
 		}

@@ -61,6 +61,9 @@ func newDelayingQueue[T comparable](config QueueConfig) *delayingType[T] {
 		wake:    make(chan struct{}, 1),
 		stopCh:  make(chan struct{}),
 	}
+	if q.tracer.Inspecting() {
+		q.Typed.waiting = q.waitingItems // the lab sees the heap (inspect.go)
+	}
 	go q.waitingLoop()
 	return q
 }
@@ -76,11 +79,19 @@ func (q *delayingType[T]) AddAfter(item T, duration time.Duration) {
 		q.Add(item)
 		return
 	}
+	if q.tracer.Inspecting() {
+		q.addAfterInspected(item, duration) // the same, reported after the heap took it (inspect.go)
+		return
+	}
 	if q.tracer.On() {
 		q.tracer.Event("add after", slog.Any(trace.KeyKey, item), trace.Delay(duration))
 	}
-	readyAt := q.clock.Now().Add(duration)
+	q.schedule(item, q.clock.Now().Add(duration))
+}
 
+// schedule puts item in the heap, to be added at readyAt (or earlier, if
+// it waits there already for an earlier time).
+func (q *delayingType[T]) schedule(item T, readyAt time.Time) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.stopped {
@@ -161,11 +172,15 @@ func (q *delayingType[T]) waitingLoop() {
 	for {
 		var next time.Time
 		var hasNext bool
-		ready, next, hasNext = q.popReady(q.clock.Now(), ready[:0])
-		for _, item := range ready {
-			q.Add(item)
+		if q.tracer.Inspecting() {
+			next, hasNext = q.addReadyInspected(q.clock.Now()) // the same, one item at a time (inspect.go)
+		} else {
+			ready, next, hasNext = q.popReady(q.clock.Now(), ready[:0])
+			for _, item := range ready {
+				q.Add(item)
+			}
+			clear(ready)
 		}
-		clear(ready)
 
 		var timerC <-chan time.Time
 		switch {

@@ -40,7 +40,8 @@ type Interface[T comparable] interface {
 // QueueConfig configures NewTypedWithConfig, NewTypedDelayingQueueWithConfig
 // and NewTypedRateLimitingQueueWithConfig. Every field may be left zero.
 type QueueConfig struct {
-	// Name names the queue's metrics. It matters only with a MetricsProvider.
+	// Name names the queue's metrics (with a MetricsProvider) and, in the
+	// lab, its box (trace.State: a Tracer that is Inspecting).
 	Name string
 	// Clock is what the queue reads the time from and sleeps on. Nil means
 	// the wall clock; tests pass a clock.FakeClock.
@@ -80,6 +81,12 @@ type Typed[T comparable] struct {
 	clock   clock.Clock
 	metrics *queueMetrics[T] // nil when no provider is set
 	tracer  *trace.Tracer    // stage "workqueue"; nil: off
+	name    string           // QueueConfig.Name: the lab's name for the queue
+	// waiting, set by a delaying queue whose Tracer is Inspecting, lists
+	// the items waiting in its heap, for the queue's state (inspect.go).
+	// Called under mu; it takes the delaying queue's lock, never the
+	// other way round.
+	waiting func() []WaitingItem
 
 	stopOnce sync.Once
 	stopCh   chan struct{} // closed on shutdown; stops the metrics loop
@@ -106,6 +113,7 @@ func NewTypedWithConfig[T comparable](config QueueConfig) *Typed[T] {
 		clock:      clk,
 		metrics:    newQueueMetrics[T](config.MetricsProvider, config.Name, clk),
 		tracer:     config.Tracer.Stage(trace.StageWorkQueue),
+		name:       config.Name,
 		stopCh:     make(chan struct{}),
 	}
 	q.cond = sync.NewCond(&q.mu)
@@ -122,6 +130,10 @@ func NewTypedWithConfig[T comparable](config QueueConfig) *Typed[T] {
 func (q *Typed[T]) Add(item T) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.addLocked(item)
+}
+
+func (q *Typed[T]) addLocked(item T) {
 	if q.shuttingDown {
 		return
 	}
@@ -140,7 +152,8 @@ func (q *Typed[T]) Add(item T) {
 	q.cond.Signal()
 }
 
-// trace reports what happened to item, with the queue's depth after it.
+// trace reports what happened to item, with the queue's depth after it
+// (and, when inspecting, its contents: inspect.go). Called under q.mu.
 func (q *Typed[T]) trace(what string, item T, why string) {
 	if !q.tracer.On() {
 		return
@@ -148,6 +161,9 @@ func (q *Typed[T]) trace(what string, item T, why string) {
 	attrs := []slog.Attr{slog.Any(trace.KeyKey, item), slog.Int("depth", q.queue.len()), slog.Int("processing", len(q.processing))}
 	if why != "" {
 		attrs = append(attrs, trace.Reason(why))
+	}
+	if q.tracer.Inspecting() {
+		attrs = append(attrs, q.stateLocked())
 	}
 	q.tracer.Event(what, attrs...)
 }

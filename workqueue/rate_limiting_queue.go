@@ -53,7 +53,7 @@ type rateLimitingType[T comparable] struct {
 func (q *rateLimitingType[T]) AddRateLimited(item T) {
 	d := q.rateLimiter.When(item)
 	if q.tracer.On() {
-		q.tracer.Event("retry", slog.Any(trace.KeyKey, item), trace.Delay(d), trace.Count(q.rateLimiter.NumRequeues(item)))
+		q.traceLocking("retry", slog.Any(trace.KeyKey, item), trace.Delay(d), trace.Count(q.rateLimiter.NumRequeues(item)))
 	}
 	q.AddAfter(item, d)
 }
@@ -61,7 +61,7 @@ func (q *rateLimitingType[T]) AddRateLimited(item T) {
 // Forget clears item's failure history with the rate limiter.
 func (q *rateLimitingType[T]) Forget(item T) {
 	if q.tracer.On() && q.rateLimiter.NumRequeues(item) > 0 {
-		q.tracer.Event("forget", slog.Any(trace.KeyKey, item), trace.Reason("its failures are forgotten: the next retry starts from the base delay"))
+		q.traceLocking("forget", slog.Any(trace.KeyKey, item), trace.Reason("its failures are forgotten: the next retry starts from the base delay"))
 	}
 	q.rateLimiter.Forget(item)
 }

@@ -37,6 +37,9 @@ type expectations struct {
 
 	mu    sync.Mutex
 	byKey map[string]*expectation
+	// reconciling holds the keys workers are reconciling now, kept only
+	// when the Tracer is Inspecting (inspect.go); nil otherwise.
+	reconciling map[string]struct{}
 }
 
 // expectation is what one ReplicaSet is still waiting to observe.
@@ -50,7 +53,11 @@ type expectation struct {
 }
 
 func newExpectations(clk clock.Clock, tracer *trace.Tracer) *expectations {
-	return &expectations{clock: clk, tracer: tracer, byKey: map[string]*expectation{}}
+	e := &expectations{clock: clk, tracer: tracer, byKey: map[string]*expectation{}}
+	if tracer.Inspecting() {
+		e.reconciling = map[string]struct{}{}
+	}
+	return e
 }
 
 // satisfied reports whether the ReplicaSet may be acted on: it expects
@@ -89,6 +96,7 @@ func (e *expectations) set(key string, exp *expectation, why string) {
 	adds, dels := exp.adds, exp.dels
 	e.mu.Lock()
 	e.byKey[key] = exp
+	e.traceLocked(key, adds, dels, why)
 	e.mu.Unlock()
 	e.trace(key, adds, dels, why)
 }
@@ -102,6 +110,7 @@ func (e *expectations) creationObserved(key, why string) {
 	if ok {
 		exp.adds--
 		adds, dels = exp.adds, exp.dels
+		e.traceLocked(key, adds, dels, why)
 	}
 	e.mu.Unlock()
 	if ok {
@@ -121,6 +130,7 @@ func (e *expectations) deletionObserved(key, podKey, why string) {
 		delete(exp.deleting, podKey)
 		exp.dels--
 		adds, dels = exp.adds, exp.dels
+		e.traceLocked(key, adds, dels, why)
 	}
 	e.mu.Unlock()
 	if lowered {
@@ -147,8 +157,18 @@ func (e *expectations) get(key string) (adds, dels int, ok bool) {
 	return exp.adds, exp.dels, true
 }
 
+// trace reports key's expectations after a change, once the lock is let
+// go; traceLocked does it under the lock, with the controller's state,
+// when inspecting (inspect.go). Each call site calls both: one of them
+// reports.
 func (e *expectations) trace(key string, adds, dels int, why string) {
-	if e.tracer.On() {
+	if e.tracer.On() && !e.tracer.Inspecting() {
 		e.tracer.Event("expectations", trace.Key(key), slog.Int("adds", adds), slog.Int("dels", dels), trace.Reason(why))
+	}
+}
+
+func (e *expectations) traceLocked(key string, adds, dels int, why string) {
+	if e.tracer.Inspecting() {
+		e.eventLocked("expectations", trace.Key(key), slog.Int("adds", adds), slog.Int("dels", dels), trace.Reason(why))
 	}
 }

@@ -34,7 +34,10 @@ const slowStartInitialBatchSize = 1
 // queued the key: the controller is level-triggered.
 func (c *ReplicaSetController) reconcile(ctx context.Context, key string) error {
 	c.reconciles.Add(1)
-	if c.tracer.On() {
+	if c.tracer.Inspecting() {
+		c.expectations.markReconciling(key, true, "reconcile", trace.Key(key))
+		defer c.expectations.markReconciling(key, false, "") // if it ended without "reconciled"
+	} else if c.tracer.On() {
 		c.tracer.Event("reconcile", trace.Key(key))
 	}
 	if c.failHook != nil {
@@ -120,7 +123,9 @@ func (c *ReplicaSetController) readYourWrites(key string) error {
 }
 
 func (c *ReplicaSetController) traceReconciled(key, rv, found, did string) {
-	if c.tracer.On() {
+	if c.tracer.Inspecting() {
+		c.expectations.markReconciling(key, false, "reconciled", trace.Key(key), trace.RV(rv), slog.String("found", found), slog.String("did", did))
+	} else if c.tracer.On() {
 		c.tracer.Event("reconciled", trace.Key(key), trace.RV(rv), slog.String("found", found), slog.String("did", did))
 	}
 }
@@ -198,7 +203,9 @@ func (c *ReplicaSetController) createPods(ctx context.Context, key string, rs *a
 		}
 		c.podsCreated.Add(1)
 		c.consistency.wroteAt(key, rs.UID, listwatch.Pods.GroupResource(), pod.ResourceVersion)
-		if c.tracer.On() {
+		if c.tracer.Inspecting() {
+			c.expectations.event("pod created", trace.Key(keyOf(pod)), slog.String("owner", key))
+		} else if c.tracer.On() {
 			c.tracer.Event("pod created", trace.Key(keyOf(pod)), slog.String("owner", key))
 		}
 		return nil
@@ -246,7 +253,9 @@ func (c *ReplicaSetController) deletePods(ctx context.Context, key string, rs *a
 			err := c.pods.Delete(ctx, rs.Namespace, pod.Name, listwatch.DeleteOptions{})
 			if err == nil {
 				c.podsDeleted.Add(1)
-				if c.tracer.On() {
+				if c.tracer.Inspecting() {
+					c.expectations.event("pod deleted", trace.Key(keyOf(pod)), slog.String("owner", key))
+				} else if c.tracer.On() {
 					c.tracer.Event("pod deleted", trace.Key(keyOf(pod)), slog.String("owner", key))
 				}
 				return

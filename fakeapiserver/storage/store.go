@@ -107,6 +107,10 @@ type Options[O Object] struct {
 	// Tracer gets the store's events (commits, compactions, recoveries,
 	// watches cut off). nil: off.
 	Tracer *trace.Tracer
+	// WatchesState, if set and the Tracer is Inspecting, makes the state
+	// the lab gets with the store's events from the open watches and what
+	// each has queued (inspect.go). It is called under the store's lock.
+	WatchesState func(watches []OpenWatch[O]) slog.Attr
 	// Logger gets what durability has to say (a damaged tail, a failed
 	// snapshot). nil: quiet.
 	Logger *slog.Logger
@@ -162,6 +166,7 @@ type Store[O Object] struct {
 	watchers map[string]map[*Watcher[O]]struct{} // by the key they watch
 	watchIDs uint64                              // numbers the watches, for the trace
 	hide     *Hiding[O]                          // a hide fault, while one is on (faults.go)
+	inspect  bool                                // watches keep what they have queued, for the lab (inspect.go)
 
 	// Durability (durable.go): the log, nil without Dir (and after Close).
 	wal      *wal
@@ -186,6 +191,7 @@ func New[O Object](opts Options[O]) *Store[O] {
 		atVisible:  map[string]atVisible[O]{},
 	}
 	s.tx.s = s
+	s.inspect = opts.Tracer.Inspecting() && opts.WatchesState != nil
 	return s
 }
 

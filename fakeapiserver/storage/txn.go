@@ -248,11 +248,15 @@ func (s *Store[O]) commitLocked(ev *Event[O]) {
 	for s.opts.HistoryBytes > 0 && s.history.bytes > s.opts.HistoryBytes && s.history.n > 1 {
 		s.compacted = s.history.popOldest().Rev
 	}
-	if t := s.opts.Tracer; t.On() {
+	if t := s.opts.Tracer; t.On() && !s.inspect {
 		attrs := append([]slog.Attr{trace.Type(string(ev.Type))}, s.describe(ev.Key)...)
 		t.Event("commit", append(attrs, trace.RV(strconv.FormatUint(ev.Rev, 10)))...)
 	}
 	s.publishLocked(ev, prev, existed)
+	if s.inspect { // after the fan-out: the watches that got it show it queued (inspect.go)
+		attrs := append([]slog.Attr{trace.Type(string(ev.Type))}, s.describe(ev.Key)...)
+		s.opts.Tracer.Event("commit", append(attrs, trace.RV(strconv.FormatUint(ev.Rev, 10)), s.stateLocked())...)
+	}
 	if s.wal != nil {
 		s.maybeSnapshotLocked()
 	}

@@ -88,6 +88,9 @@ type Watcher[O Object] struct {
 	// this watch (0: none). From then on it is deaf: it receives nothing
 	// more, and Err reports ErrMissedEvent (faults.go).
 	missed uint64
+	// pending is a copy of what is queued for the watch and not yet sent,
+	// kept only when the store is inspected (inspect.go).
+	pending []*WatchEvent[O]
 }
 
 // ID numbers the watch, for the trace.
@@ -203,6 +206,7 @@ func (s *Store[O]) Watch(key string, opts WatchOptions[O]) (*Watcher[O], []*Watc
 		s.watchers[key] = map[*Watcher[O]]struct{}{}
 	}
 	s.watchers[key][w] = struct{}{}
+	w.queuedLocked(initial...)
 	return w, initial, nil
 }
 
@@ -301,7 +305,11 @@ func (s *Store[O]) fanOutLocked(ev *Event[O]) {
 			return
 		}
 		if !w.sendLocked(fo.share(typ, v, typ == Deleted && ev.Type != Deleted)) && s.opts.Tracer.On() {
-			s.opts.Tracer.Warn("watch cut off", slog.Uint64(trace.KeyWatch, w.id), trace.Reason("too slow: its buffer is full"))
+			attrs := []slog.Attr{slog.Uint64(trace.KeyWatch, w.id), trace.Reason("too slow: its buffer is full")}
+			if s.inspect {
+				attrs = append(attrs, s.stateLocked())
+			}
+			s.opts.Tracer.Warn("watch cut off", attrs...)
 		}
 	})
 }
@@ -331,6 +339,7 @@ func (s *Store[O]) eachWatcherOf(key string, fn func(*Watcher[O])) {
 func (w *Watcher[O]) sendLocked(ev *WatchEvent[O]) bool {
 	select {
 	case w.ch <- ev:
+		w.queuedLocked(ev)
 		return true
 	default:
 		w.stopLocked() // too slow: cut it off
