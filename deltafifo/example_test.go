@@ -3,10 +3,12 @@ package deltafifo_test
 import (
 	"errors"
 	"fmt"
+	"testing"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/indexer"
+	"github.com/kinformer/kinformer/trace"
 )
 
 func configMap(name, rv string) *api.ConfigMap {
@@ -27,7 +29,9 @@ func printDeltas(d deltafifo.Deltas) error {
 
 // Several changes to one key come out of one Pop, oldest first.
 func ExampleDeltaFIFO() {
-	f := deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{})
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	f := deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{Tracer: story})
 	_ = f.Add(configMap("web", "1"))
 	_ = f.Add(configMap("db", "1"))
 	_ = f.Update(configMap("web", "2"))
@@ -50,10 +54,12 @@ func ExampleDeltaFIFO() {
 // A relist that no longer contains a cached object: its deletion was
 // missed, and Replace queues a tombstone with the last state the cache had.
 func ExampleDeltaFIFO_Replace() {
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
 	cache := indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, nil)
 	_ = cache.Add(configMap("web", "1"))
 	_ = cache.Add(configMap("db", "1"))
-	f := deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{KnownObjects: cache, EmitDeltaTypeReplaced: true})
+	f := deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{Tracer: story, KnownObjects: cache, EmitDeltaTypeReplaced: true})
 
 	_ = f.Replace([]api.Object{configMap("web", "5")}, "5")
 
@@ -70,7 +76,9 @@ func ExampleDeltaFIFO_Replace() {
 // The informer's loop: pop until the queue is closed. Close is how the loop
 // ends, since Pop takes no context.
 func ExampleDeltaFIFO_Pop() {
-	f := deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{})
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	f := deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{Tracer: story})
 	_ = f.Add(configMap("web", "1"))
 	f.Close() // what the informer does when its context is cancelled
 
@@ -88,7 +96,9 @@ func ExampleDeltaFIFO_Pop() {
 
 // The RealFIFO keeps every notification, in order, one per Pop.
 func ExampleRealFIFO() {
-	f := deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{})
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	f := deltafifo.NewRealFIFO(deltafifo.RealFIFOOptions{Tracer: story})
 	_ = f.Add(configMap("web", "1"))
 	_ = f.Add(configMap("db", "1"))
 	_ = f.Update(configMap("web", "2"))

@@ -17,7 +17,9 @@ import (
 // without writing Go. A script is a list of commands, each a line starting
 // with "> ", followed by the lines it prints. Lines starting with "#" and
 // blank lines are comments. TestScenarios runs every script and compares the
-// output; with -update it writes the actual output into the script instead:
+// output; with -update it writes the actual output into the script instead.
+// Under -v a script tells its story: its comments and each command as the
+// file has them, the queue's trace, and the command's output indented:
 //
 //	go test ./deltafifo -run TestScenarios -update
 //	go test ./deltafifo -run TestScenarios/03-dedup-deletes -v
@@ -115,8 +117,9 @@ func runScenarioFile(t *testing.T, file string) {
 // as written; "today": today's queue) and hands each output to check.
 func runScenarioSteps(t *testing.T, file string, f *script.File, v string, check func(i int, got []string) error) {
 	r := scenario{tracer: trace.ForTest(t), today: v == "today"}
+	story := t.Output() // under -v: the script's comments and commands, the queue's trace, the output
 	for i, s := range f.Steps {
-		t.Logf("> %s", s.Command)
+		f.TellCommand(story, i)
 		got, err := r.run(s.Command)
 		if err != nil {
 			t.Fatalf("%s:%d: %s (%s): %v", file, s.Line, s.Command, v, err)
@@ -124,13 +127,12 @@ func runScenarioSteps(t *testing.T, file string, f *script.File, v string, check
 		if got == nil {
 			got = []string{}
 		}
-		for _, line := range got {
-			t.Logf("  %s", line)
-		}
+		script.TellOutput(story, "  ", got)
 		if err := check(i, got); err != nil {
 			t.Fatal(err)
 		}
 	}
+	f.TellTrailer(story)
 }
 
 // scenario is the state of a running script: one queue and, unless the

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"testing"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/fakeapiserver"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // The server in a test: the Go API and HTTP act on one store, and a fault
@@ -15,7 +17,9 @@ import (
 // real kube-apiserver: a watch from a compacted version gets HTTP 200 and
 // one ERROR frame carrying a 410 Expired Status, the signal to relist.
 func Example() {
-	srv := fakeapiserver.New(fakeapiserver.Options{})
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	srv := fakeapiserver.New(fakeapiserver.Options{Tracer: story})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	defer srv.Close() // first: it ends the watches hs.Close waits for

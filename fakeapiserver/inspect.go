@@ -17,8 +17,9 @@ import (
 // "watch cut off") carry a WatchesState, box "server" named "watches":
 // every open watch with the events the server has for it and has not yet
 // written to its connection, oldest first. The storage keeps that list
-// (storage/inspect.go) under its lock, and the events are reported under
-// it. A frame counts as sent once its "frame sent" event is reported,
+// (storage/inspect.go) under its lock; a watch's own events are reported
+// after it is released, since the lab may hold them while the server
+// goes on taking writes. A frame counts as sent once its "frame sent" event is reported,
 // which is before its bytes are written (watch_stream.go). A watch that
 // ended leaves the map. When the Tracer is not Inspecting, nothing here
 // runs.
@@ -86,5 +87,8 @@ func (s *Server) traceWatches(what string, attrs ...slog.Attr) {
 		s.tracer.Event(what, attrs...)
 		return
 	}
-	s.store.Report(func(state slog.Attr) { s.tracer.Event(what, append(attrs, state)...) })
+	if state, ok := s.store.Report(); ok {
+		attrs = append(attrs, state)
+	}
+	s.tracer.Event(what, attrs...) // outside the store's lock: the lab may hold it
 }

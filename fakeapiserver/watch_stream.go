@@ -54,7 +54,8 @@ func (sw *streamWriter) write(ev *watchEvent, shared bool) bool {
 	}
 	if t := sw.server.tracer; t.Inspecting() {
 		// Sent: the frame leaves what the lab shows queued as it is reported (inspect.go).
-		sw.wt.Sent(func(state slog.Attr) { sw.traceFrame(t, ev, frame, state) })
+		state, _ := sw.wt.Sent()
+		sw.traceFrame(t, ev, frame, state) // outside the store's lock: the lab holds it while paused
 	} else if t.On() {
 		sw.traceFrame(t, ev, frame)
 	}

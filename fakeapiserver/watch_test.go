@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinformer/kinformer/api"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // Article: Kubernetes-Informer (smartkeyerror) §1 and informer notes §1.2:
@@ -43,6 +44,8 @@ func TestWatch_ChunkedNewlineDelimitedFrames(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, strings.HasPrefix(string(chunk), `{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"b"`), "%s", chunk)
 	require.True(t, strings.HasSuffix(string(chunk), "}}\n"), "one event per chunk, ending in a newline")
+	trace.Checkf(t, "HTTP/1.1 200 with Transfer-Encoding: chunked; the first chunk's size line %q is %d bytes: one event, then a newline:\n%s\\n",
+		size, n, strings.TrimSuffix(string(chunk), "\n"))
 }
 
 func readUntil(t *testing.T, br *bufio.Reader, delim string) string {

@@ -42,6 +42,10 @@ type Config struct {
 	ProcessBatch deltafifo.ProcessBatchFunc
 	// WatchErrorHandler sees every list or watch failure; nil logs them.
 	WatchErrorHandler func(r *reflector.Reflector, err error)
+	// WatchListPageSize is the Reflector's page size (reflector.Options.PageSize,
+	// client-go's Config.WatchListPageSize): 0 pages lists at "" or "0" 500
+	// at a time; set, every list is paged, a relist at a version too.
+	WatchListPageSize int64
 	// UseWatchList makes the Reflector open a streaming list (one watch
 	// with sendInitialEvents) instead of a paged list: client-go's
 	// WatchListClient, on by default since 1.35 (reflector.Options.UseWatchList).
@@ -108,6 +112,7 @@ func (c *controller) Run(ctx context.Context) {
 		Clock:             c.config.Clock,
 		WatchErrorHandler: c.config.WatchErrorHandler,
 		UseWatchList:      c.config.UseWatchList,
+		PageSize:          c.config.WatchListPageSize,
 		Logger:            c.config.Logger,
 		Tracer:            c.config.Tracer,
 	})

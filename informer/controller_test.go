@@ -12,6 +12,7 @@ import (
 	"github.com/kinformer/kinformer/clock"
 	"github.com/kinformer/kinformer/deltafifo"
 	"github.com/kinformer/kinformer/indexer"
+	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/trace"
 	"github.com/stretchr/testify/require"
 )
@@ -204,5 +205,37 @@ func TestWaitForCacheSync(t *testing.T) {
 		cancel()
 		require.False(t, <-result)
 		t.Log("informer: never synced, context cancelled: WaitForCacheSync returned false")
+	})
+}
+
+// The page size in the controller's Config reaches the Reflector it builds
+// ("Kubernetes 源码阅读 - Informer", 启动 Controller: controller.Run builds
+// the Reflector with the Config's WatchListPageSize).
+func TestController_WatchListPageSizeReachesTheReflector(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := trace.ForTest(t)
+		fake := newFakeLW(pod("a"), pod("b")).tracing(tr)
+		var limits []int64
+		lw := &listwatch.ListWatch{
+			ListFunc: func(ctx context.Context, opts listwatch.ListOptions) (*listwatch.ObjectList, error) {
+				limits = append(limits, opts.Limit)
+				return fake.List(ctx, opts)
+			},
+			WatchFunc: fake.Watch,
+		}
+		c := New(Config{
+			Queue:             deltafifo.NewDeltaFIFO(deltafifo.DeltaFIFOOptions{Tracer: tr}),
+			ListerWatcher:     lw,
+			Process:           func(deltafifo.Deltas, bool) error { return nil },
+			WatchListPageSize: 1,
+			Logger:            testLogger(t, ""),
+			Tracer:            tr,
+		})
+		stop := runInformer(t, c)
+		synctest.Wait()
+		require.True(t, c.HasSynced())
+		require.Equal(t, []int64{1}, limits[:1], "the first list asks for pages of 1")
+		trace.Checkf(t, "Config.WatchListPageSize 1: the Reflector's list asked for limit=%d", limits[0])
+		stop()
 	})
 }

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"log"
 	"net/http/httptest"
+	"testing"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/kinformer/kinformer/workqueue"
 )
 
@@ -39,12 +41,12 @@ func mustUnstructured(js string) *api.Unstructured {
 
 // widgetServer starts an in-process fake API server that has learned the
 // Widget kind from widgetCRD (what `kubectl apply -f crd.yaml` does), and
-// returns a client for it and a stop function.
-func widgetServer() (*listwatch.Client, func()) {
+// returns a client for it (reporting to story) and a stop function.
+func widgetServer(story *trace.Tracer) (*listwatch.Client, func()) {
 	srv := fakeapiserver.New(fakeapiserver.Options{})
 	hs := httptest.NewServer(srv)
 	stop := func() { srv.Close(); hs.Close() }
-	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
+	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL, Tracer: story})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -61,7 +63,9 @@ func widgetServer() (*listwatch.Client, func()) {
 // level-triggered loop of the ReplicaSet controller on a kind kinformer has
 // no Go type for.
 func Example_customResourceController() {
-	client, stopServer := widgetServer()
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	client, stopServer := widgetServer(story)
 	defer stopServer()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -78,9 +82,9 @@ func Example_customResourceController() {
 	}
 
 	// The informer side: a dynamic informer whose handler enqueues keys.
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Logger: quiet})
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Logger: quiet, Tracer: story})
 	widgetInformer := factory.InformerFor(widgets)
-	queue := workqueue.NewTyped[string]()
+	queue := workqueue.NewTypedWithConfig[string](workqueue.QueueConfig{Tracer: story})
 	enqueue := func(w *api.Unstructured) { queue.Add(w.GetNamespace() + "/" + w.GetName()) }
 	if _, err := widgetInformer.AddEventHandler(informer.TypedResourceEventHandlerFuncs[*api.Unstructured]{
 		AddFunc:    func(w *api.Unstructured, _ bool) { enqueue(w) },
@@ -176,7 +180,9 @@ var typedWidgets = listwatch.Resource{Group: "demo.kinformer.io", Version: "v1",
 // the type. (Fields the type does not declare are dropped when decoding;
 // use api.Unstructured to keep everything.)
 func Example_ownTypeForCustomResource() {
-	client, stopServer := widgetServer()
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	client, stopServer := widgetServer(story)
 	defer stopServer()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -187,7 +193,7 @@ func Example_ownTypeForCustomResource() {
 		log.Fatal(err)
 	}
 
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Logger: quiet})
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Logger: quiet, Tracer: story})
 	inf := factory.InformerFor(typedWidgets)
 	defer factory.Shutdown()
 	defer cancel()

@@ -7,17 +7,19 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"testing"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // dynamicServer starts an in-process fake API server holding pods web-0
 // (app=web) and web-1 in namespace default, and returns a client for it
-// and a stop function.
-func dynamicServer() (*listwatch.Client, func()) {
+// (reporting to story) and a stop function.
+func dynamicServer(story *trace.Tracer) (*listwatch.Client, func()) {
 	srv := fakeapiserver.New(fakeapiserver.Options{})
 	hs := httptest.NewServer(srv)
 	for name, labels := range map[string]map[string]string{"web-0": {"app": "web"}, "web-1": nil} {
@@ -28,7 +30,7 @@ func dynamicServer() (*listwatch.Client, func()) {
 			log.Fatal(err)
 		}
 	}
-	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
+	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL, Tracer: story})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,11 +42,13 @@ func dynamicServer() (*listwatch.Client, func()) {
 // api.NestedString and friends. Fields the typed api.Pod does not declare,
 // such as the dnsPolicy the server defaulted, are there.
 func Example_unstructuredInformer() {
-	client, stopServer := dynamicServer()
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	client, stopServer := dynamicServer(story)
 	defer stopServer()
 
 	pods := listwatch.DynamicResource("", "v1", "pods", "Pod", true)
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{})
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Tracer: story})
 	podInformer := factory.InformerFor(pods)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -75,12 +79,14 @@ func Example_unstructuredInformer() {
 // nothing else, and the cache holds *api.PartialObjectMetadata. Enough to
 // key, select by label and follow owners, at a fraction of the memory.
 func Example_metadataOnlyInformer() {
-	client, stopServer := dynamicServer()
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	client, stopServer := dynamicServer(story)
 	defer stopServer()
 
 	// A factory of its own: a factory keys informers by GroupResource, so
 	// it would otherwise hand back a typed pod informer made earlier.
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{})
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Tracer: story})
 	podInformer := factory.InformerFor(listwatch.MetadataOnly(listwatch.Pods))
 
 	ctx, cancel := context.WithCancel(context.Background())

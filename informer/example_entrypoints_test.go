@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http/httptest"
+	"testing"
 	"time"
 
 	"github.com/kinformer/kinformer/api"
@@ -16,14 +17,15 @@ import (
 	"github.com/kinformer/kinformer/indexer"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // fakeServer starts an in-process fake API server and returns it, a client
-// for it, and a stop function.
-func fakeServer() (*fakeapiserver.Server, *listwatch.Client, func()) {
+// for it (reporting to story), and a stop function.
+func fakeServer(story *trace.Tracer) (*fakeapiserver.Server, *listwatch.Client, func()) {
 	srv := fakeapiserver.New(fakeapiserver.Options{})
 	hs := httptest.NewServer(srv)
-	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
+	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL, Tracer: story})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -58,7 +60,9 @@ var quiet = slog.New(slog.DiscardHandler)
 // NewSharedIndexInformerWithOptions takes the same and more (a Logger, a
 // Clock, a Transform) as one options struct.
 func ExampleNewSharedIndexInformer() {
-	srv, client, stop := fakeServer()
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	srv, client, stop := fakeServer(story)
 	defer stop()
 	mustCreate(srv, newConfigMap("settings", map[string]string{"color": "blue"}))
 
@@ -105,7 +109,9 @@ func ExampleNewSharedIndexInformer() {
 // An informer for one consumer, without the sharing: NewInformer returns the
 // cache and a Controller that fills it and calls the one handler directly.
 func ExampleNewInformer() {
-	srv, client, stop := fakeServer()
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	srv, client, stop := fakeServer(story)
 	defer stop()
 	mustCreate(srv, newConfigMap("settings", map[string]string{"color": "blue"}))
 
@@ -163,7 +169,9 @@ func ExampleNewLister() {
 // namespace, lists only what a label selector picks, and keeps only what a
 // transform leaves of each object.
 func ExampleNewSharedInformerFactory() {
-	srv, client, stop := fakeServer()
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	srv, client, stop := fakeServer(story)
 	defer stop()
 	mustCreate(srv, newPod("web-0", map[string]string{"app": "web"}))
 	mustCreate(srv, newPod("db-0", map[string]string{"app": "db"}))
@@ -182,6 +190,7 @@ func ExampleNewSharedInformerFactory() {
 			return obj, nil
 		},
 		Logger: quiet,
+		Tracer: story,
 	})
 	pods := factory.InformerFor(listwatch.Pods)
 
@@ -204,11 +213,13 @@ func ExampleNewSharedInformerFactory() {
 // unwrapped from a DeletedFinalStateUnknown tombstone, with a flag saying
 // whether its final state is unknown (a delete the watch missed).
 func ExampleTypedResourceEventHandlerFuncs() {
-	srv, client, stop := fakeServer()
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	srv, client, stop := fakeServer(story)
 	defer stop()
 	mustCreate(srv, newConfigMap("a", nil))
 
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Logger: quiet})
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Logger: quiet, Tracer: story})
 	events := make(chan string, 10)
 	if _, err := factory.InformerFor(listwatch.ConfigMaps).AddEventHandler(informer.TypedResourceEventHandlerFuncs[*api.ConfigMap]{
 		AddFunc: func(cm *api.ConfigMap, isInInitialList bool) {
@@ -269,11 +280,13 @@ var settingsResource = listwatch.Resource{
 // An informer of a user-defined Go type: the objects arrive as *Settings,
 // and a typed handler and a lister of *Settings read them.
 func Example_userDefinedType() {
-	srv, client, stop := fakeServer()
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	srv, client, stop := fakeServer(story)
 	defer stop()
 	mustCreate(srv, newConfigMap("feature-flags", map[string]string{"dark-mode": "on"}))
 
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Logger: quiet})
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Logger: quiet, Tracer: story})
 	inf := factory.InformerFor(settingsResource)
 	added := make(chan *Settings, 10)
 	reg, err := inf.AddEventHandler(informer.TypedResourceEventHandlerFuncs[*Settings]{
@@ -301,7 +314,9 @@ func Example_userDefinedType() {
 // clock.FakeClock, so a 30-second resync happens when the test steps the
 // clock, at once, and never on its own.
 func Example_resyncOnFakeTime() {
-	srv, client, stop := fakeServer()
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	srv, client, stop := fakeServer(story)
 	defer stop()
 	mustCreate(srv, newConfigMap("settings", nil))
 
@@ -310,6 +325,7 @@ func Example_resyncOnFakeTime() {
 		DefaultResync: 30 * time.Second,
 		Clock:         clk,
 		Logger:        quiet,
+		Tracer:        story,
 	})
 	events := make(chan string, 10)
 	reg, err := factory.InformerFor(listwatch.ConfigMaps).AddEventHandler(informer.TypedResourceEventHandlerFuncs[*api.ConfigMap]{

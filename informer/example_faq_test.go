@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"log"
 	"net/http/httptest"
+	"testing"
 	"time"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // An object deleted and created again under the same name while the
@@ -21,12 +23,14 @@ import (
 // both events, the handlers get an OnDelete and then an OnAdd.) docs/faq.md
 // tells the story.
 func Example_recreatedUnderSameName() {
-	srv, client, stop := fakeServer()
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	srv, client, stop := fakeServer(story)
 	defer stop()
 	mustCreate(srv, newConfigMap("settings", map[string]string{"v": "1"}))
 
 	lw := listwatch.NewListWatchFromClient(client, listwatch.ConfigMaps, "default", "")
-	inf := informer.NewSharedIndexInformerWithOptions(lw, &api.ConfigMap{}, informer.SharedIndexInformerOptions{Logger: quiet})
+	inf := informer.NewSharedIndexInformerWithOptions(lw, &api.ConfigMap{}, informer.SharedIndexInformerOptions{Logger: quiet, Tracer: story})
 	events := make(chan string, 10)
 	if _, err := inf.AddEventHandler(informer.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any, _ bool) { events <- "add " + obj.(*api.ConfigMap).Name },
@@ -67,17 +71,19 @@ func Example_recreatedUnderSameName() {
 // resumes or relists). What the cache serves meanwhile is the last state
 // it saw, as stale as the outage is long.
 func Example_cacheServesWhileServerDown() {
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
 	srv := fakeapiserver.New(fakeapiserver.Options{})
 	defer srv.Close()
 	hs := httptest.NewServer(srv)
-	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
+	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL, Tracer: story})
 	if err != nil {
 		log.Fatal(err)
 	}
 	mustCreate(srv, newConfigMap("settings", map[string]string{"color": "blue"}))
 
 	lw := listwatch.NewListWatchFromClient(client, listwatch.ConfigMaps, "default", "")
-	inf := informer.NewSharedIndexInformerWithOptions(lw, &api.ConfigMap{}, informer.SharedIndexInformerOptions{Logger: quiet})
+	inf := informer.NewSharedIndexInformerWithOptions(lw, &api.ConfigMap{}, informer.SharedIndexInformerOptions{Logger: quiet, Tracer: story})
 	lister := informer.NewLister[*api.ConfigMap](inf.GetIndexer())
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})

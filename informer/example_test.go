@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"sync"
+	"testing"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/deltafifo"
@@ -15,13 +16,15 @@ import (
 	"github.com/kinformer/kinformer/indexer"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/kinformer/kinformer/workqueue"
 )
 
 // startServer starts an in-process fake API server holding the given pods
-// in namespace default, and returns a client for it and a stop function.
-func startServer(podNames ...string) (*listwatch.Client, func()) {
-	srv := fakeapiserver.New(fakeapiserver.Options{})
+// in namespace default (both reporting to story), and returns a client for
+// it and a stop function.
+func startServer(story *trace.Tracer, podNames ...string) (*listwatch.Client, func()) {
+	srv := fakeapiserver.New(fakeapiserver.Options{Tracer: story})
 	hs := httptest.NewServer(srv)
 	for _, name := range podNames {
 		if _, err := srv.Create(&api.Pod{
@@ -31,7 +34,7 @@ func startServer(podNames ...string) (*listwatch.Client, func()) {
 			log.Fatal(err)
 		}
 	}
-	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
+	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL, Tracer: story})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -43,13 +46,15 @@ func startServer(podNames ...string) (*listwatch.Client, func()) {
 // a handler, and a Lister. The handler is registered after the cache has
 // synced, so it is sent every cached pod first (the late-handler replay).
 func Example_sharedInformerFactory() {
-	client, stopServer := startServer("web-0", "web-1")
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	client, stopServer := startServer(story, "web-0", "web-1")
 	defer stopServer()
 
 	// The factory; every informer of a resource comes from it. The
 	// articles' informer (list then watch, a DeltaFIFO), as in the
 	// article; without Pipeline it would be today's.
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Pipeline: informer.Articles})
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Pipeline: informer.Articles, Tracer: story})
 	// The pod informer.
 	podInformer := factory.InformerFor(listwatch.Pods)
 
@@ -216,7 +221,9 @@ func (q doneSignal) Done(key string) {
 // it into a delete (a tombstone, whose key DeletionHandlingMetaNamespaceKeyFunc
 // still finds).
 func Example_workqueueController() {
-	client, stopServer := startServer("web-0", "web-1")
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	client, stopServer := startServer(story, "web-0", "web-1")
 	defer stopServer()
 
 	// Create the pod watcher.

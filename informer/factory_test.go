@@ -47,6 +47,8 @@ func TestFactory_OneWatchPerResource(t *testing.T) {
 	require.Equal(t, 1, e.srv.RequestCount("list", "pods"), "one list for two consumers")
 	require.Equal(t, 1, e.srv.RequestCount("watch", "pods"), "one watch for two consumers")
 	require.Equal(t, 1, e.srv.RequestCount("watch", "configmaps"), "and one per other resource")
+	trace.Checkf(t, "2 consumers of pods, 1 informer: %d list and %d watch of pods on the server (and %d of configmaps)",
+		e.srv.RequestCount("list", "pods"), e.srv.RequestCount("watch", "pods"), e.srv.RequestCount("watch", "configmaps"))
 
 	cancel()
 	factory.Shutdown()

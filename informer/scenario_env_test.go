@@ -53,6 +53,12 @@ type scEnv struct {
 	failNext  map[string]int // reconciles of a key still to fail
 	wqTracer  *trace.Tracer  // stage controller: the worker's events
 	workModel *scWorkModel
+
+	// update: the script is being rewritten (-update), so an expect that
+	// does not hold says what did instead of failing; lastExpect is what
+	// the last expect found (scenario_expect_test.go).
+	update     bool
+	lastExpect *scExpect
 }
 
 func newScenarioEnv(t *testing.T) *scEnv {

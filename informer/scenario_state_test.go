@@ -1,10 +1,8 @@
 package informer
 
 import (
-	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/kinformer/kinformer/deltafifo"
@@ -143,67 +141,6 @@ func (e *scEnv) workqueueLines() []string {
 	}
 	if n := e.wq.Len(); n != len(e.workModel.ready) {
 		out = append(out, fmt.Sprintf("workqueue: BUG in the scenario's model: the queue holds %d, the model %d", n, len(e.workModel.ready)))
-	}
-	return out
-}
-
-// expect checks a claim about the state; a failed one fails the script
-// (and -update does not rewrite it).
-func (e *scEnv) expect(args []string) ([]string, error) {
-	if len(args) < 2 {
-		return nil, errors.New("usage: expect rv|lists|watches|cache|pending|requeues|workqueue VALUE... (a VALUE articles=V or today=V holds under that informer only)")
-	}
-	out := e.settle()
-	what, want := args[0], e.forPipeline(args[1:])
-	var got []string
-	switch what {
-	case "rv":
-		got = []string{e.informer().LastSyncResourceVersion()}
-	case "lists", "watches":
-		verb := map[string]string{"lists": "list", "watches": "watch"}[what]
-		got = []string{strconv.Itoa(e.server().RequestCount(verb, e.resource.Resource))}
-	case "cache":
-		got = e.cacheItems()
-		want = scExpandKeys(want)
-	case "pending":
-		h := e.handlers[want[0]]
-		if h == nil || len(want) != 2 {
-			return nil, errors.New("usage: expect pending HANDLER N")
-		}
-		got, want = []string{strconv.Itoa(h.reg.Pending())}, want[1:]
-	case "requeues":
-		if len(want) != 2 {
-			return nil, errors.New("usage: expect requeues KEY N")
-		}
-		got, want = []string{strconv.Itoa(e.wq.NumRequeues(scKey(want[0])))}, want[1:]
-	case "workqueue":
-		got = slices.Clone(e.workModel.ready)
-		if len(got) == 0 {
-			got = []string{"(empty)"}
-		}
-		want = scExpandKeys(want)
-	default:
-		return nil, fmt.Errorf("expect: unknown %q", what)
-	}
-	if !slices.Equal(got, want) {
-		return nil, fmt.Errorf("expect %s: got %s, want %s", what, strings.Join(got, " "), strings.Join(want, " "))
-	}
-	return append(out, "ok: "+what+" "+strings.Join(want, " ")), nil
-}
-
-// forPipeline picks, from an expect's values, those for the informer the
-// script runs under: "articles=2 today=0" is 2 under Articles and 0 under
-// Today; values without a pipeline's name hold under both.
-func (e *scEnv) forPipeline(values []string) []string {
-	var out []string
-	for _, v := range values {
-		name, val, ok := strings.Cut(v, "=")
-		switch {
-		case !ok || (name != Articles.String() && name != Today.String()):
-			out = append(out, v)
-		case name == e.pipeline.String():
-			out = append(out, val)
-		}
 	}
 	return out
 }

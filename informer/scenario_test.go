@@ -19,7 +19,10 @@ import (
 // A script is a list of commands, each a line starting with "> ",
 // followed by what it prints. Lines starting with "#" and blank lines are
 // comments. TestScenarios runs every script and compares the output; with
-// -update it writes the actual output into the script instead:
+// -update it writes the actual output into the script instead, and
+// rewrites each expect line that did not hold to what did. Under -v a
+// script tells its story as the file reads: the comments, each command,
+// what it printed (written with t.Output, so no file:line prefix):
 //
 //	go test ./informer -run TestScenarios -update
 //	go test ./informer -run TestScenarios/03-tombstone-after-outage -v
@@ -84,8 +87,8 @@ import (
 //	trace STAGES                       which stages' trace lines print: "all", "off",
 //	                                   "default", a list "reflector,deltafifo", or
 //	                                   changes "+server -informer"
-//	expect WHAT VALUE...               fail the script unless it holds (-update cannot
-//	                                   change it): rv N | lists N | watches N |
+//	expect WHAT VALUE...               fail the script unless it holds (-update rewrites
+//	                                   it to what held): rv N | lists N | watches N |
 //	                                   cache KEY@RV... | pending NAME N | requeues KEY N |
 //	                                   workqueue KEY...; a VALUE articles=V or today=V
 //	                                   holds under that informer only
@@ -118,8 +121,8 @@ func TestScenarios(t *testing.T) {
 var scenarioPipelines = []Pipeline{Articles, Today}
 
 // runScenarioScript runs one script under each of scenarioPipelines, each
-// run in its own synctest bubble, logging each command and its output
-// (visible with -v), and compares the output with what the file expects
+// run in its own synctest bubble, telling each command with the comments
+// above it and its output (visible with -v), and compares the output with what the file expects
 // of that informer, or, with -update, rewrites it: once where both
 // informers print the same, both side by side where they differ.
 func runScenarioScript(t *testing.T, file string) {
@@ -128,9 +131,11 @@ func runScenarioScript(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	names := make([]string, len(scenarioPipelines))
-	got := make([][][]string, len(f.Steps)) // step, pipeline: output
+	got := make([][][]string, len(f.Steps))      // step, pipeline: output
+	expects := make([][]*scExpect, len(f.Steps)) // step, pipeline: what an expect found
 	for i := range got {
 		got[i] = make([][]string, len(scenarioPipelines))
+		expects[i] = make([]*scExpect, len(scenarioPipelines))
 	}
 	for j, p := range scenarioPipelines {
 		names[j] = p.String()
@@ -138,8 +143,11 @@ func runScenarioScript(t *testing.T, file string) {
 			synctest.Test(t, func(t *testing.T) {
 				env := newScenarioEnv(t)
 				env.pipeline = p
+				env.update = *updateScenarios
 				t.Cleanup(env.teardown)
+				story := t.Output() // under -v: the script's comments, commands and output
 				for i, s := range f.Steps {
+					f.TellCommand(story, i)
 					out, err := env.run(s.Command)
 					if err != nil {
 						t.Fatalf("%s:%d: > %s (%s): %v", file, s.Line, s.Command, p, err)
@@ -148,7 +156,8 @@ func runScenarioScript(t *testing.T, file string) {
 						out = []string{}
 					}
 					got[i][j] = out
-					t.Logf("> %s\n%s", s.Command, strings.Join(out, "\n"))
+					expects[i][j] = env.takeExpect()
+					script.TellOutput(story, "", out)
 					if *updateScenarios {
 						continue
 					}
@@ -156,12 +165,17 @@ func runScenarioScript(t *testing.T, file string) {
 						t.Fatal(err)
 					}
 				}
+				f.TellTrailer(story)
 			})
 		})
 	}
 	if *updateScenarios && !t.Failed() {
 		for i := range f.Steps {
 			f.SetVariants(i, names, got[i])
+			if cmd := scRewriteExpect(names, expects[i]); cmd != "" {
+				t.Logf("%s:%d: > %s is now > %s (what happened)", file, f.Steps[i].Line, f.Steps[i].Command, cmd)
+				f.Steps[i].Command = cmd
+			}
 		}
 		if err := f.Write(); err != nil {
 			t.Fatal(err)

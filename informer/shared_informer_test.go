@@ -355,10 +355,13 @@ func TestInformer_HandlerHasSyncedVsInformerHasSynced(t *testing.T) {
 			require.True(t, regFast.HasSynced(), "this handler has handled it")
 			require.False(t, regSlow.HasSynced(), "this one has not: it is blocked on its first add")
 			require.Equal(t, 3, regSlow.Pending())
+			trace.Checkf(t, "informer.HasSynced()=%v (the cache holds the list); the fast handler's registration HasSynced()=%v; the blocked one's HasSynced()=%v, %d adds pending",
+				inf.HasSynced(), regFast.HasSynced(), regSlow.HasSynced(), regSlow.Pending())
 
 			openGate()
 			synctest.Wait()
 			require.True(t, regSlow.HasSynced())
+			trace.Checkf(t, "released, the slow handler's HasSynced()=%v", regSlow.HasSynced())
 		})
 	})
 }

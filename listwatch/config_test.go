@@ -59,6 +59,12 @@ func TestTLSWithCADataAndBearerToken(t *testing.T) {
 	defer w.Stop()
 	ev := next(t, w)
 	assert.Equal(t, api.Added, ev.Type, "the synthetic ADDED of an existing namespace, over TLS")
+
+	anonymous, err := NewClient(Config{Server: url, CAData: ca}) // the same CA, no token
+	require.NoError(t, err)
+	errNoToken := listPods(anonymous)
+	assert.True(t, IsUnauthorized(errNoToken), "%v", errNoToken)
+	trace.Checkf(t, "the server checks the token: with the bearer token, list and watch over TLS succeed; without it: %v", errNoToken)
 }
 
 // A wrong token is 401 Unauthorized, as a Status the helpers recognize.

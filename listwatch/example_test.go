@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"testing"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 )
 
 func newPod(name string, labels map[string]string) *api.Pod {
@@ -20,13 +22,15 @@ func newPod(name string, labels map[string]string) *api.Pod {
 // Article 004's curl session in Go: list the pods, then watch from the
 // list's resourceVersion and see only what changes after it.
 func Example_listAndWatch() {
-	srv := fakeapiserver.New(fakeapiserver.Options{})
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	srv := fakeapiserver.New(fakeapiserver.Options{Tracer: story})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	defer srv.Close()
 	_, _ = srv.Create(newPod("foo", nil))
 
-	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL}) // kubectl proxy's URL works the same
+	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL, Tracer: story}) // kubectl proxy's URL works the same
 	if err != nil {
 		panic(err)
 	}
@@ -64,14 +68,16 @@ func Example_listAndWatch() {
 // The ListerWatcher a Reflector is built on: one resource, one namespace,
 // a label selector applied to every list and watch.
 func ExampleNewFilteredListWatchFromClient() {
-	srv := fakeapiserver.New(fakeapiserver.Options{})
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	srv := fakeapiserver.New(fakeapiserver.Options{Tracer: story})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	defer srv.Close()
 	_, _ = srv.Create(newPod("web-0", map[string]string{"app": "web"}))
 	_, _ = srv.Create(newPod("db-0", map[string]string{"app": "db"}))
 
-	client, _ := listwatch.NewClient(listwatch.Config{Server: hs.URL})
+	client, _ := listwatch.NewClient(listwatch.Config{Server: hs.URL, Tracer: story})
 	lw := listwatch.NewFilteredListWatchFromClient(client, listwatch.Pods, "default", func(o *listwatch.ListOptions) {
 		o.LabelSelector = "app=web"
 	})
@@ -83,6 +89,35 @@ func ExampleNewFilteredListWatchFromClient() {
 		fmt.Printf("%T %s\n", obj, obj.GetName())
 	}
 	// Output:
+	// *api.Pod web-0
+}
+
+// The ListerWatcher of article 004's workqueue controller
+// ("Kubernetes Controller 实现机制深度解析" by 赵化冰): every pod of one
+// namespace, NewListWatchFromClient(…, "pods", default, fields.Everything()).
+// The field selector is a string here; api.EverythingFields() is the
+// empty one, which selects everything, so both pods come back.
+func ExampleNewListWatchFromClient() {
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	srv := fakeapiserver.New(fakeapiserver.Options{Tracer: story})
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Close()
+	_, _ = srv.Create(newPod("web-0", map[string]string{"app": "web"}))
+	_, _ = srv.Create(newPod("db-0", map[string]string{"app": "db"}))
+
+	client, _ := listwatch.NewClient(listwatch.Config{Server: hs.URL, Tracer: story})
+	podListWatcher := listwatch.NewListWatchFromClient(client, listwatch.Pods, api.NamespaceDefault, api.EverythingFields().String())
+	list, err := podListWatcher.List(context.Background(), listwatch.ListOptions{})
+	if err != nil {
+		panic(err)
+	}
+	for _, obj := range list.Items {
+		fmt.Printf("%T %s\n", obj, obj.GetName())
+	}
+	// Output:
+	// *api.Pod db-0
 	// *api.Pod web-0
 }
 

@@ -72,7 +72,8 @@
 // resource version", in any of the three forms servers have sent it). Lists
 // at "" or "0" are paged, PageSize items at a time from one snapshot; a
 // list at a given version is not, so the server can serve it from its
-// watch cache. Every watch starts from the last synced version, which every
+// watch cache, unless PageSize was set or the first list came back in
+// pages (as in client-go: then every list is paged). Every watch starts from the last synced version, which every
 // event and bookmark moves forward: that is what makes a dropped watch
 // resumable without a relist and without missing anything.
 //
@@ -115,8 +116,6 @@
 //     logs them either); they are trace warnings and log lines.
 //   - MinWatchTimeout may be set below client-go's 5-minute floor, so tests
 //     can exercise timeouts quickly (they use a fake clock anyway).
-//   - A list at a specific resourceVersion is never paged, even if PageSize
-//     is set (client-go pages it when the first list came back paged).
 //   - No MaxInternalErrorRetryDuration: a 500 on a watch relists after the
 //     backoff, which is what client-go does by default too (its window of
 //     rewatches after a 500 is 0 unless a program sets that field, and no

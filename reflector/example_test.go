@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"net/http/httptest"
 	"slices"
+	"testing"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/indexer"
 	"github.com/kinformer/kinformer/listwatch"
 	"github.com/kinformer/kinformer/reflector"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // signallingStore is an indexer.Store that says what was done to it, so the
@@ -51,6 +53,8 @@ func (s signallingStore) Delete(obj api.Object) error {
 // applies every change, without a queue or an informer (steps 1 and 2 of
 // article 004, with a plain store instead of the DeltaFIFO).
 func ExampleNew() {
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
 	srv := fakeapiserver.New(fakeapiserver.Options{})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
@@ -60,7 +64,7 @@ func ExampleNew() {
 			log.Fatal(err)
 		}
 	}
-	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
+	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL, Tracer: story})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -69,6 +73,7 @@ func ExampleNew() {
 	r := reflector.New(listwatch.NewListWatchFromClient(client, listwatch.ConfigMaps, "default", ""), store, reflector.Options{
 		ExpectedType: &api.ConfigMap{},
 		Logger:       slog.New(slog.DiscardHandler),
+		Tracer:       story,
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	stopped := make(chan struct{})

@@ -19,8 +19,10 @@ import (
 //
 // A list at "" or "0" is paged (PageSize items a page, every page from the
 // same snapshot, the continue token carrying it along). A list at a given
-// version is not paged: the server can answer it from its watch cache,
-// while a paged list at a version must be served from etcd exactly.
+// version is not paged, so that the server can answer it from its watch
+// cache (a paged list at a version must be served from etcd exactly),
+// unless Options.PageSize was set or the first list came back in pages (no
+// watch cache to spare), as client-go does.
 func (r *Reflector) list(ctx context.Context) (rv string, err error) {
 	rv = r.relistResourceVersion()
 	if r.tracer.On() {
@@ -59,7 +61,7 @@ func (r *Reflector) syncWith(items []api.Object, resourceVersion string) error {
 // history), it falls back to one unpaged list at the original version.
 func (r *Reflector) pagedList(ctx context.Context, rv string) ([]api.Object, string, int, error) {
 	opts := listwatch.ListOptions{ResourceVersion: rv}
-	if rv == "" || rv == "0" {
+	if rv == "" || rv == "0" || r.pageEvery || r.paginatedResult {
 		opts.Limit = r.opts.PageSize
 	}
 	var items []api.Object
@@ -80,6 +82,9 @@ func (r *Reflector) pagedList(ctx context.Context, rv string) ([]api.Object, str
 		}
 		items = append(items, l.Items...)
 		if l.Continue == "" {
+			if rv == "0" && page > 1 {
+				r.paginatedResult = true // the server pages even at "0": it has no watch cache for this
+			}
 			return items, l.ResourceVersion, page, nil
 		}
 		opts = listwatch.ListOptions{Limit: opts.Limit, Continue: l.Continue}

@@ -63,6 +63,13 @@ type Options struct {
 	// Watch events carrying another type are skipped and reported, as
 	// client-go's watchHandler does. nil accepts any type.
 	ExpectedType api.Object
+	// ExpectedGVK, if its Kind is set, is the apiVersion and kind to
+	// expect: watch events of another kind are skipped and reported too.
+	// It is what tells objects apart when the Go type cannot: every custom
+	// resource is an *api.Unstructured (client-go's expectedGVK). Default:
+	// the TypeMeta of an ExpectedType that is an *api.Unstructured with a
+	// kind.
+	ExpectedGVK api.TypeMeta
 	// FullResyncPeriod, if positive, calls Store.Resync this often while the
 	// watch runs (when ShouldResync, if set, says so): the store's resync,
 	// named as the informer controller's Config names it. client-go's
@@ -71,9 +78,13 @@ type Options struct {
 	// informer.HandlerOptions).
 	FullResyncPeriod time.Duration
 	ShouldResync     func() bool
-	// PageSize is the page size of lists that can be paged: those at
-	// resourceVersion "" or "0". Default 500, as client-go's pager; a list
-	// at a specific version is never paged.
+	// PageSize is the page size of paged lists (client-go's
+	// WatchListPageSize). Left 0, lists at resourceVersion "" or "0" are
+	// paged 500 at a time and a list at a specific version is not paged
+	// (the server answers it from its watch cache), unless the first list
+	// came back in pages (the server has no watch cache for the resource:
+	// later lists are paged too). Set, every list is paged, at a specific
+	// version too.
 	PageSize int64
 	// UseWatchList opens a streaming list (a watch with sendInitialEvents)
 	// instead of a list. If the server sheds load or is restarting (429,
@@ -110,6 +121,7 @@ type Reflector struct {
 	listerWatcher     listwatch.ListerWatcher
 	store             Store
 	expectedType      reflect.Type
+	expectedGVK       api.TypeMeta
 	opts              Options
 	clock             clock.Clock
 	backoff           backoffState // client-go's backoffManager
@@ -117,6 +129,10 @@ type Reflector struct {
 	watchErrorHandler func(r *Reflector, err error)
 	tracer            *trace.Tracer // stage "reflector"; nil: off
 	insp              inspection    // the phase, for the lab's states (inspect.go)
+	// pageEvery: PageSize was set, so every list is paged;
+	// paginatedResult: the first list (at "0") came back in pages, so later
+	// lists are paged too. Only the Run goroutine uses them.
+	pageEvery, paginatedResult bool
 
 	lastSyncResourceVersionMutex sync.RWMutex
 	lastSyncResourceVersion      string
@@ -131,6 +147,7 @@ func New(lw listwatch.ListerWatcher, store Store, opts Options) *Reflector {
 	if opts.Clock == nil {
 		opts.Clock = clock.RealClock{}
 	}
+	pageEvery := opts.PageSize != 0
 	if opts.PageSize == 0 {
 		opts.PageSize = 500
 	}
@@ -149,9 +166,14 @@ func New(lw listwatch.ListerWatcher, store Store, opts Options) *Reflector {
 		logger:            opts.Logger,
 		watchErrorHandler: opts.WatchErrorHandler,
 		tracer:            opts.Tracer.Stage(trace.StageReflector),
+		pageEvery:         pageEvery,
+		expectedGVK:       opts.ExpectedGVK,
 	}
 	if opts.ExpectedType != nil {
 		r.expectedType = reflect.TypeOf(opts.ExpectedType)
+	}
+	if u, ok := opts.ExpectedType.(*api.Unstructured); ok && r.expectedGVK.Kind == "" && u.GetKind() != "" {
+		r.expectedGVK = api.TypeMeta{APIVersion: u.GetAPIVersion(), Kind: u.GetKind()}
 	}
 	r.name = opts.Name
 	if r.name == "" {
@@ -242,17 +264,21 @@ func (r *Reflector) watchTimeout() *int64 {
 }
 
 // checkType reports whether obj, a watch event's object, is of the
-// expected type (and is there at all: a ListerWatcher of one's own may send
-// an event without one).
+// expected type and kind (and is there at all: a ListerWatcher of one's own
+// may send an event without one).
 func (r *Reflector) checkType(obj api.Object) error {
 	if obj == nil {
 		return fmt.Errorf("%s: a watch event without an object", r.name)
 	}
-	if r.expectedType == nil {
-		return nil
+	if r.expectedType != nil {
+		if got := reflect.TypeOf(obj); got != r.expectedType {
+			return fmt.Errorf("%s: expected type %v, but watch event object had type %v", r.name, r.expectedType, got)
+		}
 	}
-	if got := reflect.TypeOf(obj); got != r.expectedType {
-		return fmt.Errorf("%s: expected type %v, but watch event object had type %v", r.name, r.expectedType, got)
+	if want := r.expectedGVK; want.Kind != "" {
+		if got := obj.GetObjectKind(); got.Kind != want.Kind || got.APIVersion != want.APIVersion {
+			return fmt.Errorf("%s: expected %s %s, but watch event object was %s %s", r.name, want.APIVersion, want.Kind, got.APIVersion, got.Kind)
+		}
 	}
 	return nil
 }

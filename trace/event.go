@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -256,6 +257,57 @@ func ForTest(t TB, stages ...string) *Tracer {
 			fmt.Fprintln(t.Output(), e)
 		}
 	}))
+}
+
+// Checkf writes one line of a test's story that is no stage's event but a
+// fact the test asserts, as "check: ..." ("check: 2 consumers, 1 list, 1
+// watch"), so that under -v the story says what it showed, not only what
+// happened. Like ForTest it writes through t.Output: nothing shows without
+// -v unless the test fails. Call it from the test's goroutine.
+func Checkf(t TB, format string, args ...any) {
+	fmt.Fprintf(t.Output(), "check: "+format+"\n", args...)
+}
+
+// ForExample is ForTest for a runnable Example, which has no t: an
+// Example's standard output is compared with its Output comment and never
+// shown, so with verbose (pass testing.Verbose()) the Tracer writes each
+// event as one indented line to standard error, which
+// `go test -run ExampleX -v` shows between the Example's "=== RUN" and
+// "--- PASS" lines; without it the Tracer is nil (off) and a plain go test
+// stays quiet. With stages, only events of those stages are written. Call
+// end when the Example is done: events reported after it (a goroutine
+// still winding down) are dropped rather than landing in the next test's
+// story.
+func ForExample(verbose bool, stages ...string) (t *Tracer, end func()) {
+	if !verbose {
+		return nil, func() {}
+	}
+	return forWriter(os.Stderr, "    ", stages)
+}
+
+// forWriter is ForExample's Tracer writing to w.
+func forWriter(w io.Writer, indent string, stages []string) (*Tracer, func()) {
+	var mu sync.Mutex
+	done := false
+	want := map[string]bool{}
+	for _, s := range stages {
+		want[s] = true
+	}
+	t := New(Func(func(e Event) {
+		if len(want) > 0 && !want[e.Stage] {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !done {
+			fmt.Fprintln(w, indent+e.String())
+		}
+	}))
+	return t, func() {
+		mu.Lock()
+		done = true
+		mu.Unlock()
+	}
 }
 
 // Tee returns a Tracer that reports every event to each of tracers (nil

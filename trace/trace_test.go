@@ -169,3 +169,10 @@ func TestInspect_StageContentsReachTheConsumer(t *testing.T) {
 	require.Equal(t, []string{"default/a"}, got[0].State.Value)
 	require.Equal(t, "deltafifo: delta queued resource=pods key=default/a rv=7", got[0].String())
 }
+
+// Checkf writes the fact a test asserts as one line of its story.
+func TestCheckf_WritesTheFactAsOneStoryLine(t *testing.T) {
+	ft := &fakeT{}
+	trace.Checkf(ft, "lists %d, watches %d", 1, 1)
+	require.Equal(t, "check: lists 1, watches 1\n", ft.out.String())
+}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"testing"
 	"time"
 
 	"github.com/kinformer/kinformer/clock"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/kinformer/kinformer/workqueue"
 )
 
@@ -19,11 +21,13 @@ import (
 // state; the failed reconcile comes back after the limiter's delay (5 ms,
 // then 10 ms, ...) on a fake clock, so the example takes no time.
 func Example_controllerLoop() {
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
 	clk := clock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	start := clk.Now()
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig[string](
 		workqueue.NewItemExponentialFailureRateLimiter[string](5*time.Millisecond, time.Second),
-		workqueue.QueueConfig{Name: "pods", Clock: clk})
+		workqueue.QueueConfig{Name: "pods", Clock: clk, Tracer: story})
 	defer queue.ShutDown()
 
 	cache := map[string]int{} // what the informer's indexer would hold: key -> replicas wanted

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"testing"
 	"time"
 
 	"github.com/kinformer/kinformer/clock"
+	"github.com/kinformer/kinformer/trace"
 	"github.com/kinformer/kinformer/workqueue"
 )
 
@@ -14,7 +16,9 @@ import (
 // order, and after ShutDown Get still hands out what is queued before it
 // reports shutdown.
 func Example() {
-	queue := workqueue.NewTyped[string]()
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
+	queue := workqueue.NewTypedWithConfig[string](workqueue.QueueConfig{Tracer: story})
 	for _, key := range []string{"default/web-0", "default/web-1", "default/web-0"} {
 		queue.Add(key) // what an informer's event handler does
 	}
@@ -42,9 +46,11 @@ func Example() {
 // for the wall clock so the backoff takes no time: the example waits until
 // the queue's waiting loop has armed its timer, then moves the clock.
 func ExampleNewTypedRateLimitingQueue() {
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
 	clk := clock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	queue := workqueue.NewTypedRateLimitingQueueWithConfig(workqueue.DefaultControllerRateLimiter[string](),
-		workqueue.QueueConfig{Name: "pods", Clock: clk})
+		workqueue.QueueConfig{Name: "pods", Clock: clk, Tracer: story})
 	defer queue.ShutDown()
 	syncPod := func(key string) error { return errors.New("apiserver unavailable") }
 
@@ -119,9 +125,11 @@ func ExampleNewBucketRateLimiterWithClock() {
 
 // The in-memory metrics a demo controller can print.
 func ExampleNewInMemoryMetrics() {
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
 	clk := clock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	metrics := workqueue.NewInMemoryMetrics()
-	queue := workqueue.NewTypedWithConfig[string](workqueue.QueueConfig{Name: "pods", Clock: clk, MetricsProvider: metrics})
+	queue := workqueue.NewTypedWithConfig[string](workqueue.QueueConfig{Name: "pods", Clock: clk, MetricsProvider: metrics, Tracer: story})
 	defer queue.ShutDown()
 
 	queue.Add("default/web-0")
@@ -142,6 +150,8 @@ func ExampleNewInMemoryMetrics() {
 // duration <= 0 adds it at once; a later one waits on the queue's clock, a
 // fake one in the second queue, so the example takes no time.
 func ExampleNewTypedDelayingQueue() {
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
 	now := workqueue.NewTypedDelayingQueue[string]()
 	now.AddAfter("default/web-0", 0)
 	key, _ := now.Get()
@@ -150,7 +160,7 @@ func ExampleNewTypedDelayingQueue() {
 	now.ShutDown()
 
 	clk := clock.NewFakeClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	queue := workqueue.NewTypedDelayingQueueWithConfig[string](workqueue.QueueConfig{Name: "pods", Clock: clk})
+	queue := workqueue.NewTypedDelayingQueueWithConfig[string](workqueue.QueueConfig{Name: "pods", Clock: clk, Tracer: story})
 	defer queue.ShutDown()
 	queue.AddAfter("default/web-1", time.Minute)
 	fmt.Println("queued before the minute:", queue.Len())

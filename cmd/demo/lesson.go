@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,10 +42,14 @@ func say(en, zh string, args ...any) bilingual {
 	return bilingual{En: tidy(fmt.Sprintf(en, args...)), Zh: tidy(fmt.Sprintf(zh, args...))}
 }
 
-// tidy drops the space an empty quote leaves behind.
+// tidy drops the space an empty quote leaves behind, and any space
+// beside Chinese punctuation.
 func tidy(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	s = strings.Join(strings.Fields(s), " ")
+	return cjkSpace.ReplaceAllString(s, "$1$2")
 }
+
+var cjkSpace = regexp.MustCompile(`([。，：；！？）」”]) | ([（「“])`)
 
 // plus joins texts, language by language, each part after a space ("" parts skipped).
 func (b bilingual) plus(more ...bilingual) bilingual {
@@ -151,6 +156,7 @@ type lessons struct {
 	run    *lessonRun // nil: none
 	speed  float64    // the lab's speed before the lesson, restored at the end
 	active atomic.Bool
+	shown  atomic.Pointer[lessonView] // the last view answered, for a GET during a Next
 	hold   reconcileHold
 	seen   labWatcher // what the recorded hops say about the reflectors
 }
@@ -301,6 +307,7 @@ func (ls *lessons) stopLocked() {
 		_ = ls.env.lab.SetSpeed(ls.speed)
 	}
 	ls.run = nil
+	ls.shown.Store(nil)
 	ls.active.Store(false)
 }
 

@@ -45,7 +45,7 @@ func lessonRequest(t *testing.T, method, url string, header bool) (int, map[stri
 // languages; the buttons need the page's header; a lesson that does not
 // exist, or a Next without a lesson, is an error that says what to do.
 func TestLessons_ListAndTheirAPI(t *testing.T) {
-	_, srv := newLessonUI(t)
+	ls, srv := newLessonUI(t)
 	resp, err := http.Get(srv.URL + "/api/lab/lessons")
 	require.NoError(t, err)
 	var list []lessonListed
@@ -79,6 +79,12 @@ func TestLessons_ListAndTheirAPI(t *testing.T) {
 	require.Equal(t, map[string]any{"active": false}, body)
 	code, _ = lessonRequest(t, http.MethodPost, srv.URL+"/api/lab/lesson/dance", true)
 	require.Equal(t, http.StatusNotFound, code)
+
+	ls.mu.Lock() // as a start or a Next under way holds it
+	code, body = lessonRequest(t, http.MethodGet, srv.URL+"/api/lab/lesson", false)
+	ls.mu.Unlock()
+	require.Equal(t, http.StatusOK, code)
+	require.Equal(t, map[string]any{"active": false, "busy": true}, body, "a GET does not wait for a Next")
 }
 
 // idleScript is a lesson whose story never comes.

@@ -31,6 +31,7 @@ type lessonView struct {
 	Narration *bilingual `json:"narration,omitempty"`
 	Hop       *lab.Hop   `json:"hop,omitempty"`
 	Done      bool       `json:"done"`
+	Busy      bool       `json:"busy,omitempty"` // a start or a Next is under way (GET only)
 	// Error says why a Next or Back did not move (the pipeline idle, the
 	// lesson over); ErrorText is the same in both languages.
 	Error     string     `json:"error,omitempty"`
@@ -48,14 +49,17 @@ type lessonListed struct {
 // viewLocked is the lesson as it is shown now.
 func (ls *lessons) viewLocked() lessonView {
 	r := ls.run
-	if r == nil {
+	if r == nil || len(r.frames) == 0 {
+		ls.shown.Store(nil)
 		return lessonView{}
 	}
 	f := r.frames[r.index]
 	st := ls.env.lab.State()
 	title, text := r.meta.title, f.narration
-	return lessonView{Active: true, ID: r.meta.id, Title: &title, Index: r.index, Count: len(r.frames), Step: f.step,
+	v := lessonView{Active: true, ID: r.meta.id, Title: &title, Index: r.index, Count: len(r.frames), Step: f.step,
 		Narration: &text, Hop: f.hop, Done: r.done, State: &st}
+	ls.shown.Store(&v)
+	return v
 }
 
 // viewWith is the view with an error in it.
@@ -65,9 +69,19 @@ func (ls *lessons) viewWith(err bilingual) lessonView {
 	return v
 }
 
-// view is the lesson shown, for GET.
+// view is the lesson shown, for GET. While a start or a Next is under
+// way it does not wait for it: it answers the view as it was before, with
+// the lab's state as it is now, and busy set.
 func (ls *lessons) view() lessonView {
-	ls.mu.Lock()
+	if !ls.mu.TryLock() {
+		v := lessonView{}
+		if p := ls.shown.Load(); p != nil {
+			v = *p
+		}
+		st := ls.env.lab.State()
+		v.State, v.Busy = &st, true
+		return v
+	}
 	defer ls.mu.Unlock()
 	return ls.viewLocked()
 }
@@ -133,7 +147,11 @@ func (u *webUI) lessonPost(w http.ResponseWriter, r *http.Request) {
 // writeLesson writes v; no lesson is {"active": false}.
 func writeLesson(w http.ResponseWriter, v lessonView) {
 	if !v.Active {
-		writeJSON(w, map[string]bool{"active": false})
+		m := map[string]bool{"active": false}
+		if v.Busy {
+			m["busy"] = true
+		}
+		writeJSON(w, m)
 		return
 	}
 	writeJSON(w, v)

@@ -71,15 +71,17 @@ func (q *queueDedup) narrate(r *lessonRun, h lab.Hop) (bilingual, bool) {
 		r.ls.hold.release()
 		return say("Change 3: default/web is already dirty, so nothing is added: three changes, and the key waits once. This is the dedup. The lesson now lets the busy reconcile finish. %[1]s", "第 3 次变化：default/web 已经是 dirty 了，所以什么也不加：三次变化，这个键只等一次。这就是去重。这一课现在让那次忙着的调谐结束。%[2]s", v.En, v.Zh), true
 	case is(h, trace.StageController, "reconciled") && r.said["dedup"] > 0 && r.once("reconciled1"):
-		return say("The first reconcile ends (found: %s; did: %s).", "第一次调谐结束（发现：%s；做了：%s）。", attr(h, "found"), attr(h, "did")), true
+		return say("The first reconcile ends (found: %[1]s; did: %[2]s).", "第一次调谐结束（发现：%[3]s；做了：%[4]s）。",
+			attr(h, "found"), attr(h, "did"), chineseTexts.found(attr(h, "found")), chineseTexts.did(attr(h, "did"))), true
 	case is(h, trace.StageWorkQueue, "done (queued again)") && r.once("again"):
 		return say("Done: the key is still dirty, so it goes back into the queue: once, for changes 2 and 3. %[1]s", "Done：这个键仍是 dirty，所以回到队列里：只有一次，代表第 2、3 次变化。%[2]s", v.En, v.Zh), true
 	case is(h, trace.StageWorkQueue, "get") && r.said["again"] > 0 && r.once("get2"):
 		return say("A worker Gets default/web again. %[1]s", "一个 worker 再次取走 default/web。%[2]s", v.En, v.Zh), true
 	case is(h, trace.StageController, "reconciled") && r.said["get2"] > 0 && r.once("reconciled2"):
 		q.over = true
-		return say("The second reconcile ends (found: %s; did: %s). It covered changes 2 and 3 at once: the controller is level-triggered, it reads the ReplicaSet from the cache, which has both.",
-			"第二次调谐结束（发现：%s；做了：%s）。它一次覆盖了第 2、3 次变化：控制器是水平触发的，它从本地缓存读取 ReplicaSet，而缓存里两次变化都有。", attr(h, "found"), attr(h, "did")), true
+		return say("The second reconcile ends (found: %[1]s; did: %[2]s). It covered changes 2 and 3 at once: the controller is level-triggered, it reads the ReplicaSet from the cache, which has both.",
+			"第二次调谐结束（发现：%[3]s；做了：%[4]s）。它一次覆盖了第 2、3 次变化：控制器是水平触发的，它从本地缓存读取 ReplicaSet，而缓存里两次变化都有。",
+			attr(h, "found"), attr(h, "did"), chineseTexts.found(attr(h, "found")), chineseTexts.did(attr(h, "did"))), true
 	}
 	return bilingual{}, false
 }

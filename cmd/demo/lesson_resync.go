@@ -71,7 +71,11 @@ func (l *resyncLesson) narrate(r *lessonRun, h lab.Hop) (bilingual, bool) {
 			"增量队列（DeltaFIFO）的 Resync：为 knownObjects（本地缓存）中的 %s 个键各入队一个 Sync 增量（已有增量在排队的键跳过：那些更新）。（今天的增量队列（RealFIFO）只入队一个 SyncAll。）", attr(h, trace.KeyCount)), true
 	case is(h, trace.StageDeltaFIFO, "delta queued") && strings.HasPrefix(attr(h, trace.KeyType), "Sync") && r.once("queued"):
 		v := quoteFIFO(r.view(h), resyncInformer, q)
-		return say("Queued: %[1]s. %[2]s", "已入队：%[1]s。%[3]s", attr(h, trace.KeyType), v.En, v.Zh), true
+		if today {
+			return say("Queued: one SyncAll item, with no key. %[1]s", "已入队：一个 SyncAll 条目，没有键。%[2]s", v.En, v.Zh), true
+		}
+		return say("Queued: the first Sync delta, %[1]s at rv %[2]s; one follows for each cached key. %[3]s",
+			"已入队：第一个 Sync 增量，rv %[2]s 的 %[1]s；缓存里的每个键都有一个。%[4]s", h.Key, h.RV, v.En, v.Zh), true
 	case is(h, trace.StageInformer, "cache resync") && r.once("replay"):
 		l.expected = atoi(attr(h, trace.KeyCount))
 		return say("Popped: SyncAll. The informer replays every cached object (%s) to the handlers due for a resync; the cache itself does not change.",

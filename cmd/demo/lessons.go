@@ -196,18 +196,11 @@ func atoi(s string) int {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// reasonText is a reflector's reason in both languages (as it came, if
-// it is not one of the usual ones).
+// reasonText is a reflector's reason in both languages (lang.go's words;
+// as it came if it is not one of the usual ones).
 func reasonText(reason string) bilingual {
-	switch reason {
-	case "410 Expired":
-		return bilingual{"410 Expired", "410 过期（Expired）"}
-	case "very short watch":
-		return bilingual{"a very short watch", "很短的监听（very short watch）"}
-	case "ended cleanly":
-		return bilingual{"ended cleanly", "正常结束"}
-	case "the server closed it":
-		return bilingual{"the server closed it", "服务器关闭了它"}
+	if reason == "the server closed it" {
+		return bilingual{reason, "服务器关闭了它"}
 	}
-	return bilingual{reason, reason}
+	return bilingual{reason, chineseTexts.reason(reason)}
 }

@@ -222,6 +222,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	<-ctx.Done()
 	stopChaos()
+	if ls != nil {
+		ls.stop() // a lesson in progress ends: its faults and switches undone, its informer stopped
+	}
+	if lb != nil {
+		lb.Close() // a paused pipeline runs again for the final check: nothing is held any more
+	}
 	n.say("%s", n.t.stopping)
 	check := finalCheck(srv, factory)
 	stopWork()

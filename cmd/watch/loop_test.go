@@ -80,7 +80,9 @@ func runAgainst(t *testing.T, url string, args ...string) *program {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &program{stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, cancel: cancel, done: make(chan error, 1)}
-	go func() { p.done <- run(ctx, append([]string{"--server", url}, args...), p.stdout, p.stderr) }()
+	tell := newStory(t)
+	stdout, stderr := tell.stream("stdout: ", p.stdout), tell.stream("stderr: ", p.stderr)
+	go func() { p.done <- run(ctx, append([]string{"--server", url}, args...), stdout, stderr) }()
 	t.Cleanup(func() { p.stop(t) })
 	return p
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/internal/leakcheck"
 	"github.com/kinformer/kinformer/internal/syncbuf"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // TestMain fails if a test leaves a watch stream running.
@@ -38,6 +39,9 @@ func newServer(t *testing.T, opts fakeapiserver.Options) (*fakeapiserver.Server,
 	t.Helper()
 	clk := clock.NewFakeClock(time.Date(2026, 11, 22, 4, 0, 0, 0, time.UTC))
 	opts.Clock = clk
+	if opts.Tracer == nil {
+		opts.Tracer = trace.ForTest(t, trace.StageServer) // the server's side of the story
+	}
 	srv := fakeapiserver.New(opts)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(func() {
@@ -58,7 +62,9 @@ func start(t *testing.T, args []string, pods ...*api.Pod) *program {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &program{srv: srv, clock: clk, stdout: &syncbuf.Buffer{}, stderr: &syncbuf.Buffer{}, cancel: cancel, done: make(chan error, 1)}
-	go func() { p.done <- run(ctx, append([]string{"--server", hs.URL}, args...), p.stdout, p.stderr) }()
+	tell := newStory(t)
+	stdout, stderr := tell.stream("stdout: ", p.stdout), tell.stream("stderr: ", p.stderr)
+	go func() { p.done <- run(ctx, append([]string{"--server", hs.URL}, args...), stdout, stderr) }()
 	t.Cleanup(func() { p.stop(t) })
 	return p
 }
@@ -111,6 +117,7 @@ ADDED Pod default/test 6
 MODIFIED Pod default/test 7
 DELETED Pod default/test 8
 `, p.stdout.String())
+	trace.Checkf(t, "listed at resourceVersion 5, watched from 5: only what changed after it (test@6, 7, 8)")
 }
 
 // When the server ends the watch cleanly, the program watches again from
@@ -130,6 +137,8 @@ func TestRunResumesFromLastResourceVersionWhenServerEndsWatch(t *testing.T) {
 	require.NoError(t, p.stop(t))
 	assert.Equal(t, "ADDED Pod default/a 4\nADDED Pod default/b 5\n", p.stdout.String())
 	assert.Equal(t, 2, p.srv.RequestCount("watch", "pods"))
+	trace.Checkf(t, "%d watches, %d list: the second watch from resourceVersion 4, nothing missed, nothing repeated",
+		p.srv.RequestCount("watch", "pods"), p.srv.RequestCount("list", "pods"))
 }
 
 // A watch that cannot go on gets the 410 ERROR frame; the program prints it
@@ -153,6 +162,7 @@ func TestRunRelistsOnExpiredWatch(t *testing.T) {
 	waitFor(t, p.stdout, "ADDED Pod default/after 5")
 	require.NoError(t, p.stop(t))
 	assert.Regexp(t, `^ERROR Expired the watch missed the event at resourceVersion 4 .*\nLIST Pod default/missed 4\nADDED Pod default/after 5\n$`, p.stdout.String())
+	trace.Checkf(t, "the 410 ERROR frame made it relist (%d lists): the missed pod came back with the list", p.srv.RequestCount("list", "pods"))
 }
 
 // --resource, --all-namespaces and --selector.
@@ -202,7 +212,7 @@ func TestRunBookmarks(t *testing.T) {
 
 // The flags of a real cluster: HTTPS, a CA file and a token file.
 func TestRunOverTLSWithTokenAndCA(t *testing.T) {
-	srv := fakeapiserver.New(fakeapiserver.Options{Token: "s3cret"})
+	srv := fakeapiserver.New(fakeapiserver.Options{Token: "s3cret", Tracer: trace.ForTest(t, trace.StageServer)})
 	_, err := srv.Create(pod("web-0", nil))
 	require.NoError(t, err)
 	hs := httptest.NewTLSServer(srv)
@@ -215,15 +225,19 @@ func TestRunOverTLSWithTokenAndCA(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	stdout, stderr := &syncbuf.Buffer{}, &syncbuf.Buffer{}
+	tell := newStory(t)
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"--server", hs.URL, "--ca-file", caFile, "--token-file", tokenFile}, stdout, stderr)
+		done <- run(ctx, []string{"--server", hs.URL, "--ca-file", caFile, "--token-file", tokenFile},
+			tell.stream("stdout: ", stdout), tell.stream("stderr: ", stderr))
 	}()
 	waitFor(t, stderr, "watching from there")
 	cancel()
 	require.NoError(t, <-done)
 	assert.Equal(t, "LIST Pod default/web-0 4\n", stdout.String())
+	trace.Checkf(t, "with the token from --token-file and the CA from --ca-file: listed and watched over HTTPS")
 
 	err = run(context.Background(), []string{"--server", hs.URL, "--ca-file", caFile, "--token", "wrong"}, stdout, stderr)
 	assert.ErrorContains(t, err, "list: Unauthorized")
+	trace.Checkf(t, "with --token wrong: %v", err)
 }

@@ -6,6 +6,7 @@ import (
 	"log"
 	"log/slog"
 	"net/http/httptest"
+	"testing"
 	"time"
 
 	"github.com/kinformer/kinformer/api"
@@ -13,11 +14,14 @@ import (
 	"github.com/kinformer/kinformer/fakeapiserver"
 	"github.com/kinformer/kinformer/informer"
 	"github.com/kinformer/kinformer/listwatch"
+	"github.com/kinformer/kinformer/trace"
 )
 
 // A ReplicaSet asking for 3 pods, and the controller that makes them: the
 // factory, the controller, Start, Run, and Shutdown once Run has drained.
 func ExampleNewReplicaSetController() {
+	story, end := trace.ForExample(testing.Verbose()) // under go test -v: what happened, hop by hop
+	defer end()
 	srv := fakeapiserver.New(fakeapiserver.Options{})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
@@ -38,13 +42,13 @@ func ExampleNewReplicaSetController() {
 		log.Fatal(err)
 	}
 
-	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL})
+	client, err := listwatch.NewClient(listwatch.Config{Server: hs.URL, Tracer: story})
 	if err != nil {
 		log.Fatal(err)
 	}
-	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{})
+	factory := informer.NewSharedInformerFactory(client, informer.FactoryOptions{Tracer: story})
 	c, err := replicaset.NewReplicaSetController(replicaset.Options{
-		Client: client, Factory: factory, Logger: slog.New(slog.DiscardHandler),
+		Client: client, Factory: factory, Logger: slog.New(slog.DiscardHandler), Tracer: story,
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -50,8 +50,9 @@ func followInOrder(t *testing.T, events []trace.Event, hops []hop) []trace.Event
 // key and resourceVersion, and then its owner's key through the work queue
 // to the worker: the diagram of every article, as trace events in order.
 //
-// Article: "Kubernetes-Informer" (smartkeyerror) §2, and "Kubernetes 源码阅读
-// - Informer" (004): steps 1-7 from the API server to the worker.
+// Article: "Kubernetes-Informer" (smartkeyerror) §2, and "Kubernetes
+// Controller 实现机制深度解析" (赵化冰, 2023-03-09; 004), "Informer 机制":
+// steps 1-7 from the API server to the worker.
 func TestTrace_FollowOnePodThroughEveryStage(t *testing.T) {
 	rec := trace.NewRecorder()
 	tr := rec.Tracer()

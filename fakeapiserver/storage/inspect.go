@@ -53,25 +53,28 @@ func (w *Watcher[O]) queuedLocked(evs ...*WatchEvent[O]) {
 	}
 }
 
-// Report calls report with the open watches' state, under the store's
-// lock, so that an event reported in it is ordered with the store's own.
-// Only when inspecting: otherwise it does nothing.
-func (s *Store[O]) Report(report func(state slog.Attr)) {
+// Report returns the open watches' state, taken under the store's lock;
+// ok is false when not inspecting. The caller reports its event with it
+// after the lock is released: the lab may hold that event (a watch's
+// frame) for as long as the learner likes, and the store must go on
+// taking writes meanwhile. So a "commit" reported at the same moment may
+// reach the lab first, with a newer state; the next event corrects it.
+func (s *Store[O]) Report() (state slog.Attr, ok bool) {
 	if !s.inspect {
-		return
+		return slog.Attr{}, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	report(s.stateLocked())
+	return s.stateLocked(), true
 }
 
 // Sent tells the store that the reader has taken the oldest event queued
-// for w and is sending it, and calls report with the state after it, under
-// the store's lock. Only when inspecting.
-func (w *Watcher[O]) Sent(report func(state slog.Attr)) {
+// for w and is sending it, and returns the state after it (see Report:
+// reported by the caller, outside the store's lock). Only when inspecting.
+func (w *Watcher[O]) Sent() (state slog.Attr, ok bool) {
 	s := w.s
 	if !s.inspect {
-		return
+		return slog.Attr{}, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -79,7 +82,7 @@ func (w *Watcher[O]) Sent(report func(state slog.Attr)) {
 		w.pending[0] = nil
 		w.pending = w.pending[1:]
 	}
-	report(s.stateLocked())
+	return s.stateLocked(), true
 }
 
 // StopAndReport is Stop, then report with the state of the watches left,

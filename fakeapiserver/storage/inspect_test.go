@@ -43,10 +43,15 @@ func TestStorage_InspectKeepsWhatEachWatchHasQueued(t *testing.T) {
 
 	var last map[uint64][]string
 	report := func(state slog.Attr) { last = state.Value.Any().(trace.State).Value.(map[uint64][]string) }
-	w.Sent(report) // the initial event
+	sent := func() {
+		state, ok := w.Sent()
+		require.True(t, ok)
+		report(state)
+	}
+	sent() // the initial event
 	require.Equal(t, map[uint64][]string{1: {"ADDED two@2"}}, last)
 	<-w.ResultChan()
-	w.Sent(report)
+	sent()
 	require.Equal(t, map[uint64][]string{1: {}}, last)
 	w.StopAndReport(report)
 	require.Empty(t, last)

@@ -41,16 +41,19 @@ func TestScripts(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := &scriptRun{t: t, s: newTestStore(t, Options[*val]{}), watches: map[string]*Watcher[*val]{}}
+			story := t.Output() // under -v: the script as it reads, comments included
 			for i, step := range f.Steps {
+				f.TellCommand(story, i)
 				got, err := r.run(step.Command)
 				if err != nil {
 					t.Fatalf("%s:%d: > %s: %v", file, step.Line, step.Command, err)
 				}
-				t.Logf("> %s\n%s", step.Command, strings.Join(got, "\n"))
+				script.TellOutput(story, "", got)
 				if err := f.Check(i, got, *updateScripts, "go test ./fakeapiserver/storage -run TestScripts -update"); err != nil {
 					t.Fatal(err)
 				}
 			}
+			f.TellTrailer(story)
 			if *updateScripts && !t.Failed() {
 				if err := f.Write(); err != nil {
 					t.Fatal(err)

@@ -20,6 +20,7 @@ package script
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -91,6 +92,33 @@ func (f *File) String() string {
 		b.WriteString(c + "\n")
 	}
 	return b.String()
+}
+
+// TellCommand writes step i as a story under -v begins it: the comment
+// lines above the command (the script's own words: what the next commands
+// show and why), then the command, each as one line, as the file has them.
+// A harness writes to t.Output(), so the lines carry no file:line prefix
+// and show only under -v (or when the test fails).
+func (f *File) TellCommand(w io.Writer, i int) {
+	s := f.Steps[i]
+	for _, c := range s.Comments {
+		fmt.Fprintln(w, c)
+	}
+	fmt.Fprintln(w, "> "+s.Command)
+}
+
+// TellOutput writes what a command printed, one line each after indent.
+func TellOutput(w io.Writer, indent string, lines []string) {
+	for _, l := range lines {
+		fmt.Fprintln(w, indent+l)
+	}
+}
+
+// TellTrailer writes the comment lines after the last command.
+func (f *File) TellTrailer(w io.Writer) {
+	for _, c := range f.Trailer {
+		fmt.Fprintln(w, c)
+	}
 }
 
 // Write writes the script back to its file (after -update).

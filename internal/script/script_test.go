@@ -59,3 +59,16 @@ func TestFile_Variants(t *testing.T) {
 	f.SetVariants(1, []string{"articles", "today"}, [][]string{{"pop a"}, {"pop a", "pop b"}})
 	require.Equal(t, "> start\nsame\n> pop\n[articles]\npop a\n[today]\npop a\npop b\n", f.String())
 }
+
+// A story under -v is the script's own text: each command with the
+// comments above it, its output, and the comments after the last one.
+func TestFile_TellWritesCommentsCommandsAndOutput(t *testing.T) {
+	steps, trailer, err := Parse("# why\n\n> pop\npop a\n# the end\n")
+	require.NoError(t, err)
+	f := &File{Steps: steps, Trailer: trailer}
+	var b strings.Builder
+	f.TellCommand(&b, 0)
+	TellOutput(&b, "  ", []string{"pop a"})
+	f.TellTrailer(&b)
+	require.Equal(t, "# why\n\n> pop\n  pop a\n# the end\n", b.String())
+}
