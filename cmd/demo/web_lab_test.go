@@ -52,8 +52,8 @@ func labDo(t *testing.T, srv *httptest.Server, method, path, body string) (int, 
 	return resp.StatusCode, b
 }
 
-// labView sends one request and decodes its lab.View answer.
-func labView(t *testing.T, srv *httptest.Server, method, path, body string) lab.View {
+// askLabView sends one request and decodes its lab.View answer.
+func askLabView(t *testing.T, srv *httptest.Server, method, path, body string) lab.View {
 	t.Helper()
 	code, b := labDo(t, srv, method, path, body)
 	require.Equal(t, http.StatusOK, code, "%s", b)
@@ -71,7 +71,7 @@ func TestLabAPI_PauseStepRewindSpeedResumeThroughThePage(t *testing.T) {
 	story := trace.ForTest(t)
 	l, srv := newLabUI(t)
 
-	v := labView(t, srv, http.MethodPost, "/api/lab/pause", "")
+	v := askLabView(t, srv, http.MethodPost, "/api/lab/pause", "")
 	require.True(t, v.Paused)
 
 	// A DeltaFIFO's two hops, each with the queue's contents after it.
@@ -85,7 +85,7 @@ func TestLabAPI_PauseStepRewindSpeedResumeThroughThePage(t *testing.T) {
 		fifo.Event("pop", trace.Key("default/web-1"), trace.StateOf("fifo", "", map[string]any{"kind": "DeltaFIFO", "items": []any{}}))
 	}()
 	require.Eventually(t, func() bool {
-		return len(labView(t, srv, http.MethodGet, "/api/lab/state", "").Waiting) == 1
+		return len(askLabView(t, srv, http.MethodGet, "/api/lab/state", "").Waiting) == 1
 	}, generousWait, time.Millisecond, "the first hop waits at the gate")
 
 	var stepped struct {
@@ -109,12 +109,12 @@ func TestLabAPI_PauseStepRewindSpeedResumeThroughThePage(t *testing.T) {
 	<-done
 
 	// The timeline, dragged back to the first hop: the queue as it was.
-	v = labView(t, srv, http.MethodPost, "/api/lab/rewind?step="+strconv.Itoa(first), "")
+	v = askLabView(t, srv, http.MethodPost, "/api/lab/rewind?step="+strconv.Itoa(first), "")
 	require.True(t, v.Rewound, "a rewound view is read-only")
 	require.Equal(t, first, v.Step)
 	require.Equal(t, queued, v.FIFO["pods"])
 	require.Equal(t, "delta queued", v.Hop.What)
-	v = labView(t, srv, http.MethodGet, "/api/lab/state", "")
+	v = askLabView(t, srv, http.MethodGet, "/api/lab/state", "")
 	require.True(t, v.Rewound, "the page's poll sees the rewound step too")
 	require.Equal(t, first, v.Step)
 	story.Event("rewound", trace.Key(v.Hop.Text))
@@ -126,10 +126,10 @@ func TestLabAPI_PauseStepRewindSpeedResumeThroughThePage(t *testing.T) {
 	require.Len(t, hops, 2, "the hops around the shown step")
 	require.Equal(t, "pop", hops[1].What)
 
-	v = labView(t, srv, http.MethodPost, "/api/lab/speed?x=0.25", "")
+	v = askLabView(t, srv, http.MethodPost, "/api/lab/speed?x=0.25", "")
 	require.Equal(t, 0.25, v.Speed)
 
-	v = labView(t, srv, http.MethodPost, "/api/lab/resume", "")
+	v = askLabView(t, srv, http.MethodPost, "/api/lab/resume", "")
 	require.False(t, v.Paused)
 	require.False(t, v.Rewound, "Resume goes on live")
 	require.Equal(t, first+1, v.Step)
@@ -149,7 +149,7 @@ func TestLabAPI_SaveAndLoadARecording(t *testing.T) {
 	require.Equal(t, http.StatusOK, code)
 	require.Contains(t, string(rec), `"kinformer":"lab recording v1"`)
 
-	v := labView(t, srv, http.MethodPost, "/api/lab/recording", string(rec))
+	v := askLabView(t, srv, http.MethodPost, "/api/lab/recording", string(rec))
 	require.True(t, v.Loaded)
 	require.True(t, v.Rewound)
 	require.Equal(t, map[string]any{"items": []any{"default/a"}}, v.FIFO["pods"])
@@ -204,7 +204,7 @@ func TestLabAPI_BadInputIsRefusedWithAMessage(t *testing.T) {
 	require.Contains(t, string(b), "X-Kinformer")
 	require.False(t, l.Paused(), "no header, no pause")
 
-	v := labView(t, srv, http.MethodGet, "/api/lab/state", "")
+	v := askLabView(t, srv, http.MethodGet, "/api/lab/state", "")
 	require.Equal(t, 1.0, v.Speed, "a refused speed left the clock as it was")
 	require.Equal(t, 1, v.LastStep)
 	require.False(t, v.Loaded, "a refused recording left the live timeline shown")
