@@ -211,9 +211,10 @@ func TestLabAPI_BadInputIsRefusedWithAMessage(t *testing.T) {
 }
 
 // The lab's files are served with the page's CSP, and every string lab.js
-// shows has an English and a Chinese entry: each key of LAB_I18N is in
-// both languages, and every key the page asks for (L('...') and the
-// data-lab labels in lab.js and index.html) is one of them.
+// shows has an English and a Chinese entry: each key of LAB_I18N
+// (lab_i18n.js) is in both languages, and every key the page asks for
+// (L('...') and the data-lab labels in lab.js and index.html) is one of
+// them, and each of them is asked for.
 func TestLabPage_EveryStringHasAChineseEntry(t *testing.T) {
 	_, srv := newTestUI(t)
 	get := func(p string) string {
@@ -226,13 +227,13 @@ func TestLabPage_EveryStringHasAChineseEntry(t *testing.T) {
 		require.NoError(t, err)
 		return string(b)
 	}
-	js, html := get("/lab.js"), get("/index.html")
+	js, strs, html := get("/lab.js"), get("/lab_i18n.js"), get("/index.html")
 	get("/lab.css")
-	require.Contains(t, html, `<script src="lab.js" defer></script>`)
+	require.Contains(t, html, "<script src=\"lab_i18n.js\" defer></script>\n<script src=\"lab.js\" defer></script>", "the strings load first")
 
 	block := func(name string) string {
-		m := regexp.MustCompile(`(?s)\n    ` + name + `: \{\n(.*?)\n    \}`).FindStringSubmatch(js)
-		require.NotNil(t, m, "LAB_I18N.%s in lab.js", name)
+		m := regexp.MustCompile(`(?s)\n  ` + name + `: \{\n(.*?)\n  \}`).FindStringSubmatch(strs)
+		require.NotNil(t, m, "LAB_I18N.%s in lab_i18n.js", name)
 		return m[1]
 	}
 	entry := regexp.MustCompile(`(\w+): '((?:[^'\\]|\\.)*)'`)
