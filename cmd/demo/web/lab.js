@@ -166,8 +166,9 @@
     $('lab-hop').textContent = v.hop ? '#' + v.hop.step + ' ' + v.hop.text : '-';
     $('lab-hop').className = v.hop && v.hop.world ? 'world' : '';
     const w = v.waiting || [];
-    $('lab-waiting').replaceChildren(...(w.length ? w.slice(0, 6).map((h) => el('li', '', h.text)) : [el('li', 'hint', L('none'))]));
-    if (w.length > 6) $('lab-waiting').append(el('li', 'hint', L('more', { n: w.length - 6 })));
+    // Every goroutine of the pipeline holds at most one hop: a dozen is all of them.
+    $('lab-waiting').replaceChildren(...(w.length ? w.slice(0, 12).map((h) => el('li', '', h.text)) : [el('li', 'hint', L('none'))]));
+    if (w.length > 12) $('lab-waiting').append(el('li', 'hint', L('more', { n: w.length - 12 })));
     // The timeline.
     const sl = $('lab-slider');
     if (Date.now() > sliderHeldUntil) {
