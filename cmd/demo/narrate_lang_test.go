@@ -118,6 +118,7 @@ var todayTrace = []trace.Event{
 	tev(trace.StageController, "enqueue", trace.Key("default/web"), slog.String("from", "default/web-def")),
 	tev(trace.StageInformer, "store bookmark", trace.Resource("pods"), trace.RV("12")),
 	tev(trace.StageServer, "commit", trace.Resource("pods"), trace.Key("default/web-abc"), trace.Type("DELETED"), trace.RV("20")),
+	tev(trace.StageDeltaFIFO, "delta queued", trace.Resource("pods"), trace.Type("ReplacedAll"), trace.Key(""), trace.RV("21"), trace.Count(1)),
 	tev(trace.StageInformer, "cache replace", trace.Resource("pods"), trace.Count(2), trace.RV("21"), slog.Int("gone", 1)),
 	tev(trace.StageInformer, "cache delete (tombstone: final state unknown)", trace.Resource("pods"), trace.Key("default/web-abc"), trace.RV("7"), slog.String("in", "replace")),
 	tev(trace.StageController, "enqueue", trace.Key("default/web"), slog.String("from", "default/web-abc")),
