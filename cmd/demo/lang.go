@@ -349,6 +349,12 @@ func (t *texts) reason(r string) string {
 		return "410 过期（Expired）"
 	case "504 too large resource version":
 		return "504 资源版本过大"
+	case "429 TooManyRequests":
+		return "429 请求过多（TooManyRequests）"
+	case "500 InternalError":
+		return "500 内部错误（InternalError）"
+	case "503 ServiceUnavailable":
+		return "503 服务不可用（ServiceUnavailable）"
 	}
 	return r
 }

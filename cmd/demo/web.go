@@ -47,10 +47,12 @@ type webUI struct {
 
 // setTour makes the tour, as the terminal printed it, the page's.
 func (u *webUI) setTour(f tourFacts) {
-	plans := map[string]tourPlan{
-		"en": englishTexts.tourPlan(f.url, f.listRV, f.pods...),
-		"zh": chineseTexts.tourPlan(f.url, f.listRV, f.pods...),
-	}
+	en, zh := englishTexts.tourPlan(f.url, f.listRV, f.pods...), chineseTexts.tourPlan(f.url, f.listRV, f.pods...)
+	// The terminal's line breaks are not the page's: a space in English,
+	// nothing between Chinese characters.
+	en.ChaosOff = strings.ReplaceAll(en.ChaosOff, "\n", " ")
+	zh.ChaosOff = strings.ReplaceAll(zh.ChaosOff, "\n", "")
+	plans := map[string]tourPlan{"en": en, "zh": zh}
 	u.tour.Store(&plans)
 }
 
