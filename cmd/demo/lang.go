@@ -369,7 +369,7 @@ var (
 	closedRe   = regexp.MustCompile(`^closed every watch \((\d+) open\)$`)
 	nextFailRe = regexp.MustCompile(`^the next (\d+) (.+) request\(s\) fail with (\d+)(.*)$`)
 	dropNextRe = regexp.MustCompile(`^the next (\d+) (.+) will not reach the open watches$`)
-	outageRe   = regexp.MustCompile(`^an outage of (\S+) began: the (\d+) open watch\(es\) hear nothing more; then the history is compacted and every watch ends$`)
+	outageRe   = regexp.MustCompile(`^an outage of (.+?) began: the (\d+) open watch\(es\) hear nothing more; then the history is compacted and every watch ends$`)
 	garbageRe  = regexp.MustCompile(`^wrote a corrupt frame \((\d+) bytes\) into every watch \((\d+) open\)$`)
 	delayedRe  = regexp.MustCompile(`^every watch frame is now delayed by (.+)$`)
 	restartRe  = regexp.MustCompile(`^restarted the store from its data directory at resourceVersion (\d+)$`)
@@ -414,6 +414,7 @@ func (t *texts) did(s string) string {
 
 // faultDid is what the server says a fault endpoint did (fakeapiserver/faulthttp.go).
 func (t *texts) faultDid(s string) string {
+	s = humanDurationsIn(s) // "delayed by 2s" → "delayed by 2 s"
 	if t.lang != chinese {
 		return s
 	}
