@@ -172,6 +172,15 @@ func countsOf(n *narrator) counts {
 		batches:     n.count(trace.StageDeltaFIFO, "pop batch")}
 }
 
+// cacheWaitsZH says, as Stats.String does in English, how many retries
+// were waits for the cache to catch up with the controller's own write.
+func cacheWaitsZH(s replicaset.Stats) string {
+	if s.CacheWaits == 0 {
+		return ""
+	}
+	return fmt.Sprintf("（其中 %d 次是等本地缓存跟上控制器自己的写入）", s.CacheWaits)
+}
+
 // tombstones is how many deletes the informers learned from a relist: the
 // DeltaFIFO's queued tombstones, or, with today's informer, the keys a
 // ReplacedAll found gone.
@@ -200,14 +209,14 @@ func summaryZH(n *narrator, s replicaset.Stats, faults int64, c check) string {
   重新监听：        %d 次（每个通知器第一次之后的新监听）
   墓碑：            %d 个（从全量同步而不是从监听事件得知的删除）
   注入的故障：      %d 个（来自混沌循环和 /faults/）
-  控制器：          调谐 %d 次，创建 pod %d 个，删除 pod %d 个，写 status %d 次，重试 %d 次，丢弃 %d 次
+  控制器：          调谐 %d 次，创建 pod %d 个，删除 pod %d 个，写 status %d 次，重试 %d 次，丢弃 %d 次%s
   最终检查：        副本：%s
 `, n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "ADDED"),
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "MODIFIED"),
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "DELETED"),
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "BOOKMARK"),
 		c2.relists, c2.watchRestarts, c2.tombstones, faults,
-		s.Reconciles, s.PodsCreated, s.PodsDeleted, s.StatusWrites, s.Retries, s.Dropped, replicas)
+		s.Reconciles, s.PodsCreated, s.PodsDeleted, s.StatusWrites, s.Retries, s.Dropped, cacheWaitsZH(s), replicas)
 	for _, r := range slices.Sorted(maps.Keys(c.caches)) {
 		same := c.caches[r]
 		if same == "ok" {
