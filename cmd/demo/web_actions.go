@@ -74,7 +74,7 @@ func pageActions(f *faults, page *pageControls, serverURL string) map[string]pag
 			return said{}, fmt.Errorf("POST %s: %s", path, resp.Status)
 		}
 		endpoint, _, _ := strings.Cut(path, "?")
-		return said{r.Did + "; " + r.Then,
+		return said{englishTexts.faultDid(r.Did) + "; " + r.Then,
 			chineseTexts.faultDid(r.Did) + "；" + chineseTexts.faultThen(endpoint, r.Then)}, nil
 	}
 	actions := map[string]pageAction{
