@@ -259,10 +259,13 @@ func TestChaos_EveryBackoffItCausesIsAFirstWait(t *testing.T) {
 	e.f.roll = func() int { i++; return rolls[i%len(rolls)] }
 	const every = 10 * time.Second // the default --chaos-every
 	var compactions []time.Time
+	webPods := func() int { pods, _ := e.f.pods.ByNamespace("default").List(webSelector()); return len(pods) }
 	for range 90 {
 		e.clk.Step(every)
-		mark := e.mark()
+		mark, before := e.mark(), webPods()
 		switch e.f.tick(context.Background(), e.clk.Now(), every) {
+		case deletePodFault: // the pod informer sees it go: the next tick finds none terminating
+			require.Eventually(t, func() bool { return webPods() < before && e.f.world().terminating == 0 }, 10*time.Second, time.Millisecond)
 		case compactFault:
 			compactions = append(compactions, e.clk.Now())
 			e.waitPhases(mark, "backing off", "", 0)
