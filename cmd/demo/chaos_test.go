@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -114,6 +115,7 @@ type chaosEnv struct {
 	url    string
 	f      *faults
 	story  *syncbuf.Buffer // the narration, logged under -v
+	pokes  int
 	mu     sync.Mutex
 	events []trace.Event
 }
@@ -171,7 +173,53 @@ func newChaosEnv(t *testing.T, inf informerKind) *chaosEnv {
 	// Synced is not yet watching: the reflector enters that phase after
 	// the store has the list.
 	e.waitPhases(0, "watching", "listing", 0)
+	e.poke()
 	return e
+}
+
+// poke writes the ReplicaSet, then the coredns pod (an annotation each),
+// and waits until each reflector's watch has carried the event. A watch
+// that has carried an event is never a very short watch, however little
+// fake time it has lasted; and one that has not, if its start on the fake
+// clock came after the test's last step, would be one. After it the pods
+// reflector is at the server's latest version, the replicasets one just
+// behind.
+func (e *chaosEnv) poke() {
+	e.t.Helper()
+	e.pokes++
+	mark := e.mark()
+	patch := []byte(`{"metadata":{"annotations":{"poked":"` + strconv.Itoa(e.pokes) + `"}}}`)
+	for _, o := range [][3]string{{"replicasets", "default", "web"}, {"pods", "kube-system", "coredns"}} {
+		_, err := e.srv.Patch(o[0], o[1], o[2], fakeapiserver.MergePatchType, patch)
+		require.NoError(e.t, err)
+	}
+	e.waitEvents(mark, "watch event")
+}
+
+// rewatched waits until, after mark, both reflectors have opened a new
+// watch: started on the fake clock (the reflector's "watch" event comes
+// after) and open at the server, where the next fault finds it.
+func (e *chaosEnv) rewatched(mark int) {
+	e.t.Helper()
+	e.waitEvents(mark, "watch")
+	require.Eventually(e.t, func() bool { return e.srv.OpenWatches("pods") == 1 && e.srv.OpenWatches("replicasets") == 1 },
+		10*time.Second, time.Millisecond, "the new watches open")
+}
+
+// waitEvents waits until both reflectors have reported what since mark.
+func (e *chaosEnv) waitEvents(mark int, what string) {
+	e.t.Helper()
+	require.Eventually(e.t, func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		seen := map[string]bool{}
+		for _, ev := range e.events[mark:] {
+			if ev.Stage == trace.StageReflector && ev.What == what {
+				seen[ev.Get(trace.KeyResource)] = true
+			}
+		}
+		return len(seen) == 2
+	}, 10*time.Second, time.Millisecond, "both reflectors: %s", what)
 }
 
 // phases returns the reflectors' "phase" events so far, from index from.
@@ -213,23 +261,29 @@ func (e *chaosEnv) mark() int {
 // events, by resource.
 func (e *chaosEnv) waitPhases(mark int, phase, from string, step time.Duration) map[string]trace.Event {
 	e.t.Helper()
+	return e.waitPhasesOf(mark, phase, from, step, "pods", "replicasets.apps")
+}
+
+// waitPhasesOf is waitPhases for the reflectors of the resources named.
+func (e *chaosEnv) waitPhasesOf(mark int, phase, from string, step time.Duration, resources ...string) map[string]trace.Event {
+	e.t.Helper()
 	got := map[string]trace.Event{}
 	require.Eventually(e.t, func() bool {
 		for _, ev := range e.phases(mark) {
-			if ev.Get(trace.KeyPhase) == phase && (from == "" || ev.Get("from") == from) {
+			if ev.Get(trace.KeyPhase) == phase && (from == "" || ev.Get("from") == from) && slices.Contains(resources, ev.Get(trace.KeyResource)) {
 				got[ev.Get(trace.KeyResource)] = ev
 			}
 		}
 		// Watching: and the new watches open at the server, so that the
 		// next fault finds them.
-		if len(got) == 2 && (phase != "watching" || e.srv.OpenWatches("pods") == 1 && e.srv.OpenWatches("replicasets") == 1) {
+		if len(got) == len(resources) && (phase != "watching" || e.srv.OpenWatches("pods") == 1 && e.srv.OpenWatches("replicasets") == 1) {
 			return true
 		}
 		if e.backingOff() {
 			e.clk.Step(step) // only then: a relist takes no fake time
 		}
 		return false
-	}, 10*time.Second, time.Millisecond, "both reflectors %s", phase)
+	}, 10*time.Second, time.Millisecond, "%v %s", resources, phase)
 	return got
 }
 
@@ -270,8 +324,9 @@ func TestChaos_EveryBackoffItCausesIsAFirstWait(t *testing.T) {
 			compactions = append(compactions, e.clk.Now())
 			e.waitPhases(mark, "backing off", "", 0)
 			e.waitPhases(mark, "watching", "listing", 100*time.Millisecond) // the backoffs end, the relists are done
+			e.poke()
 		case dropWatchesFault:
-			e.waitPhases(mark, "watching", "watching", 0)
+			e.rewatched(mark) // its start on the clock before the next step
 		}
 	}
 	b := reflector.DefaultBackoff
@@ -321,16 +376,23 @@ func TestTour_CompactLinesGiveThe410TheyPromise(t *testing.T) {
 	for _, inf := range []informerKind{todayInformer, articlesInformer} {
 		t.Run(inf.String(), func(t *testing.T) {
 			e := newChaosEnv(t, inf)
-			e.clk.Step(5 * time.Second) // the watches are not new
 
-			// A compaction alone: no 410.
+			// A compaction alone: the pods reflector, which saw the last
+			// change (the poke's pod), watches again from the compacted
+			// version, which the server still serves; only the replicasets
+			// reflector, a version behind, gets its 410.
 			mark := e.mark()
 			e.post(http.MethodPost, "/faults/compact", "", "")
 			e.post(http.MethodPost, "/faults/close-watches", "", "")
-			for res, ev := range e.waitPhases(mark, "watching", "watching", 0) {
-				require.Equal(t, "ended cleanly", ev.Get(trace.KeyReason), res)
+			ev := e.waitPhasesOf(mark, "backing off", "", 0, "replicasets.apps")["replicasets.apps"]
+			require.Equal(t, "410 Expired", ev.Get(trace.KeyReason))
+			e.waitPhasesOf(mark, "watching", "listing", 100*time.Millisecond, "replicasets.apps")
+			for _, ev := range e.phases(mark) {
+				if ev.Get(trace.KeyResource) == "pods" {
+					require.Equal(t, "ended cleanly", ev.Get(trace.KeyReason), "%s", ev)
+				}
 			}
-			e.clk.Step(5 * time.Second)
+			e.poke()
 
 			// The tour's lines, in order: the write no informer watches,
 			// the compaction, the watches closed.
@@ -356,8 +418,13 @@ func TestTour_CompactLinesGiveThe410TheyPromise(t *testing.T) {
 			}
 			e.waitPhases(mark, "watching", "listing", 100*time.Millisecond)
 
-			// The same lines right after the watches (re)started: a very
-			// short watch, no 410.
+			// The same lines right after the watches were opened again,
+			// on a clock that has not moved since, and without an event:
+			// a very short watch, no 410.
+			e.poke()
+			mark = e.mark()
+			e.post(http.MethodPost, "/faults/close-watches", "", "")
+			e.rewatched(mark)
 			mark = e.mark()
 			e.post(http.MethodPatch, "/api/v1/namespaces/default/configmaps/settings", "application/merge-patch+json",
 				`{"metadata":{"annotations":{"try":"2"}}}`)
@@ -367,7 +434,7 @@ func TestTour_CompactLinesGiveThe410TheyPromise(t *testing.T) {
 				require.Equal(t, "very short watch", ev.Get(trace.KeyReason), res)
 			}
 			e.waitPhases(mark, "watching", "listing", 100*time.Millisecond)
-			e.clk.Step(5 * time.Second)
+			e.poke()
 
 			// The chaos loop's compaction and the page's button write the
 			// configmap first too.
