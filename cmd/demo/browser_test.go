@@ -262,10 +262,18 @@ func browseTheLiveView(t *testing.T, base, inf string, takeScreenshot bool) {
 		return strings.Contains(log, "cache") && strings.Contains(log, pod)
 	})
 
-	// The language switch.
+	// The tour, on the page as in the terminal.
+	within("the Try this panel lists the tour", func() bool { return strings.Contains(d.text("#tour"), "/faults/compact") })
+
+	// The language switch: the labels, the last reconcile (the trace says
+	// it in English) and the tour in Chinese.
 	d.click("#lang-zh")
 	within("labels in Chinese", func() bool { return strings.Contains(d.text("#box-reflector h2"), "反射器") })
 	require.Contains(t, d.text("#box-fifo h2"), "增量队列")
+	within("the last reconcile in Chinese", func() bool { return strings.Contains(d.text("#c-last"), "现有") })
+	within("the tour in Chinese", func() bool {
+		return strings.Contains(d.text("#panel-tour"), "试试这些") && strings.Contains(d.text("#tour"), "压缩")
+	})
 	d.click("#lang-en")
 	within("labels in English", func() bool { return d.text("#box-reflector h2") == "Reflector" })
 

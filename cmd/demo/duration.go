@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strconv"
 	"time"
 )
@@ -57,4 +58,16 @@ func sig3(v float64) string {
 		}
 	}
 	return out
+}
+
+// goDuration is a Go duration standing alone in a sentence ("2s", "1m30s").
+var goDuration = regexp.MustCompile(`(^|[\s(=:])((?:\d+(?:\.\d+)?(?:ns|us|µs|ms|s|m|h))+)\b`)
+
+// humanDurationsIn writes every Go duration in s as humanDuration does:
+// "the next 3 list request(s) fail with 429 (Retry-After: 2s)" → "... 2 s)".
+func humanDurationsIn(s string) string {
+	return goDuration.ReplaceAllStringFunc(s, func(m string) string {
+		sub := goDuration.FindStringSubmatch(m)
+		return sub[1] + humanDuration(sub[2])
+	})
 }

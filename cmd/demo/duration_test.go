@@ -31,3 +31,21 @@ func TestHumanDuration(t *testing.T) {
 		require.Equal(t, want, got, "humanDuration(%q)", in)
 	}
 }
+
+// A fault endpoint's words keep their sentences; their durations read as
+// people write them.
+func TestHumanDurationsIn(t *testing.T) {
+	for in, want := range map[string]string{
+		"the next 3 list request(s) fail with 429 (Retry-After: 2s)":  "the next 3 list request(s) fail with 429 (Retry-After: 2 s)",
+		"every watch frame is now delayed by 1m30s":                   "every watch frame is now delayed by 1 min 30 s",
+		"an outage of 500ms began: the 2 open watch(es) hear nothing": "an outage of 500 ms began: the 2 open watch(es) hear nothing",
+		"closed every watch (2 open)":                                 "closed every watch (2 open)",
+		"history compacted at resourceVersion 21":                     "history compacted at resourceVersion 21",
+	} {
+		require.Equal(t, want, humanDurationsIn(in))
+	}
+	require.Equal(t, "一次 3 s 的中断开始了：2 个已打开的监听再也收不到事件；之后压缩历史，结束每个监听",
+		chineseTexts.faultDid("an outage of 3s began: the 2 open watch(es) hear nothing more; then the history is compacted and every watch ends"))
+	require.Equal(t, "接下来 3 个 list 请求以 429 失败 (Retry-After: 2 s)",
+		chineseTexts.faultDid("the next 3 list request(s) fail with 429 (Retry-After: 2s)"))
+}

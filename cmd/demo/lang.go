@@ -96,6 +96,27 @@ type texts struct {
 	compacting  string // who, rv
 	podRunning  string // namespace, name, node
 	podStopped  string // namespace, name
+
+	// narrate.go: a backoff, with how long it lasts (lang_backoff.go).
+	backoff     string // resource, from, reason, wait, next, rule
+	backoffRule string // cap, initial, reset after
+	cacheWait   string // key, count, delay: a retry because the cache is behind the controller's own write
+	nextList    string
+	nextWatch   string
+
+	// tour.go: the tour's words, a pod it could not name, and the heading
+	// of the tour in short at the end.
+	tourWords tourTexts
+	anyPod    string
+	tourAgain string
+
+	// chaos_gate.go: why the chaos loop holds off (lang_backoff.go).
+	heldForYou        string // chaos, since, ticks
+	heldNoReflector   string // chaos
+	heldReflectorBusy string // chaos, resource, phase
+	heldWatchYoung    string // chaos, resource, for
+	heldShort         string // chaos, ready, want
+	heldTerminating   string // chaos
 }
 
 var englishTexts = &texts{
@@ -136,9 +157,26 @@ var englishTexts = &texts{
 	stopping:    "stopping: waiting for the world to settle before the final check",
 	deletingPod: "%s: deleting pod default/%s",
 	dropWatches: "%s: dropping every watch (each reflector resumes from its last resourceVersion, no relist)",
-	compacting:  "%s: compacting history at rv %s and dropping watches (a watch from an older rv gets 410 Expired → relist)",
+	compacting:  "%s: writing configmap settings (no informer watches it: the server's rv moves past every reflector's), then compacting history at rv %s and dropping watches (each reflector's next watch is from an older rv: 410 Expired → relist)",
 	podRunning:  "kubelet: pod %s/%s is Running and Ready on %s",
 	podStopped:  "kubelet: pod %s/%s stopped; deleting it with grace 0",
+
+	backoff:     "reflector(%s): %s → backing off (%s): %s before the next %s; %s",
+	backoffRule: "the wait doubles with each failure up to %s (plus jitter) and starts over at %s after %s without one",
+	cacheWait:   "worker: %s: the cache has not caught up with the controller's own write yet; retry %s after %s",
+	nextList:    "list",
+	nextWatch:   "watch",
+
+	tourWords: englishTour,
+	anyPod:    "<a web pod>",
+	tourAgain: "\nthe tour, in short (the live view's \"Try this\" panel has it too; make demo ARGS=\"--chaos-every 0\" to follow it undisturbed):\n",
+
+	heldForYou:        "%s: holding off: you asked for a fault %s ago (the chaos loop skips %d ticks after yours)",
+	heldNoReflector:   "%s: holding off: no reflector has started yet",
+	heldReflectorBusy: "%s: holding off: reflector(%s) is %s",
+	heldWatchYoung:    "%s: holding off: reflector(%s) has been watching for only %s (dropped within a second with no event in it, a watch is a very short watch: a backoff and a relist)",
+	heldShort:         "%s: holding off: web has %d of %d pods ready (the controller is still repairing)",
+	heldTerminating:   "%s: holding off: a pod of web is still terminating",
 }
 
 var chineseTexts = &texts{
@@ -179,9 +217,26 @@ var chineseTexts = &texts{
 	stopping:    "停止中：等一切稳定下来，再做最终检查",
 	deletingPod: "%s：删除 pod default/%s",
 	dropWatches: "%s：断开所有监听（每个反射器从它最后的 resourceVersion 接着监听，不做全量同步）",
-	compacting:  "%s：在 rv %s 处压缩历史并断开监听（从更早的 rv 开始的监听会得到 410 过期 → 全量同步）",
+	compacting:  "%s：先写 configmap settings（没有通知器监听它：服务器的 rv 越过每个反射器的 rv），再在 rv %s 处压缩历史并断开监听（每个反射器下一次从更早的 rv 开始监听：410 过期 → 全量同步）",
 	podRunning:  "kubelet：pod %s/%s 已在 %s 上运行（Running）并就绪（Ready）",
 	podStopped:  "kubelet：pod %s/%s 的容器已停止；以宽限期 0 删除它",
+
+	backoff:     "反射器(%[1]s)：%[2]s → 退避（%[3]s）：%[4]s 后开始下一次%[5]s；%[6]s",
+	backoffRule: "每失败一次等待翻倍，最多 %[1]s（另加随机抖动），%[3]s 内没有失败就从 %[2]s 重新开始",
+	cacheWait:   "worker：%[1]s：本地缓存还没跟上控制器自己的写入；%[3]s 后第 %[2]s 次重试",
+	nextList:    "列举（list）",
+	nextWatch:   "监听（watch）",
+
+	tourWords: chineseTour,
+	anyPod:    "<某个 web pod>",
+	tourAgain: "\n导览摘要（实时视图的“试试这些”面板里也有；用 make demo ARGS=\"--chaos-every 0\" 可以不受干扰地照着做）：\n",
+
+	heldForYou:        "%s：暂停：你在 %s 前请求了一个故障（混沌循环在你的故障之后跳过 %d 次）",
+	heldNoReflector:   "%s：暂停：还没有反射器启动",
+	heldReflectorBusy: "%s：暂停：反射器(%s)正在%s",
+	heldWatchYoung:    "%s：暂停：反射器(%s)才监听了 %s（不到一秒、没有任何事件就被断开的监听是“过短的监听”：退避并全量同步）",
+	heldShort:         "%s：暂停：web 只有 %d 个 pod 就绪，期望 %d 个（控制器还在修复）",
+	heldTerminating:   "%s：暂停：web 还有 pod 正在终止（Terminating）",
 }
 
 // queue is the queue hop's name for the informer that runs.
@@ -294,6 +349,12 @@ func (t *texts) reason(r string) string {
 		return "410 过期（Expired）"
 	case "504 too large resource version":
 		return "504 资源版本过大"
+	case "429 TooManyRequests":
+		return "429 请求过多（TooManyRequests）"
+	case "500 InternalError":
+		return "500 内部错误（InternalError）"
+	case "503 ServiceUnavailable":
+		return "503 服务不可用（ServiceUnavailable）"
 	}
 	return r
 }
@@ -308,7 +369,7 @@ var (
 	closedRe   = regexp.MustCompile(`^closed every watch \((\d+) open\)$`)
 	nextFailRe = regexp.MustCompile(`^the next (\d+) (.+) request\(s\) fail with (\d+)(.*)$`)
 	dropNextRe = regexp.MustCompile(`^the next (\d+) (.+) will not reach the open watches$`)
-	outageRe   = regexp.MustCompile(`^an outage of (\S+) began: the (\d+) open watch\(es\) hear nothing more; then the history is compacted and every watch ends$`)
+	outageRe   = regexp.MustCompile(`^an outage of (.+?) began: the (\d+) open watch\(es\) hear nothing more; then the history is compacted and every watch ends$`)
 	garbageRe  = regexp.MustCompile(`^wrote a corrupt frame \((\d+) bytes\) into every watch \((\d+) open\)$`)
 	delayedRe  = regexp.MustCompile(`^every watch frame is now delayed by (.+)$`)
 	restartRe  = regexp.MustCompile(`^restarted the store from its data directory at resourceVersion (\d+)$`)
@@ -353,6 +414,7 @@ func (t *texts) did(s string) string {
 
 // faultDid is what the server says a fault endpoint did (fakeapiserver/faulthttp.go).
 func (t *texts) faultDid(s string) string {
+	s = humanDurationsIn(s) // "delayed by 2s" → "delayed by 2 s"
 	if t.lang != chinese {
 		return s
 	}

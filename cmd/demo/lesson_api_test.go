@@ -116,20 +116,29 @@ func TestLessons_NextOnAnIdlePipelineSaysSo(t *testing.T) {
 // JSON, so a loaded recording's maps read as the stages' own values).
 func TestLessons_QuoteTheBoxContents(t *testing.T) {
 	v := lab.View{
-		FIFO: map[string]any{"pods": map[string]any{"kind": "DeltaFIFO", "items": []any{
-			map[string]any{"key": "default/web-x", "deltas": []any{map[string]any{"type": "Replaced", "rv": "50"}, map[string]any{"type": "Deleted", "rv": "57"}}},
-		}}},
+		FIFO: map[string]any{
+			"pods": map[string]any{"kind": "DeltaFIFO", "items": []any{
+				map[string]any{"key": "default/web-x", "deltas": []any{map[string]any{"type": "Replaced", "rv": "50"}, map[string]any{"type": "Deleted", "rv": "57", "tombstone": true}}},
+			}},
+			"pods (today)": map[string]any{"kind": "RealFIFO", "items": []any{
+				map[string]any{"key": "", "deltas": []any{map[string]any{"type": "ReplacedAll", "rv": "25", "n": 4}}},
+			}},
+		},
 		Listeners: map[string]any{"pods/audit": map[string]any{"pending": []any{map[string]any{"type": "update", "key": "kube-system/coredns", "rv": "31"}}}},
-		WorkQueue: map[string]any{"replicaset": map[string]any{"queue": []any{}, "dirty": []any{"default/web"}, "processing": []any{"default/web"}}},
+		WorkQueue: map[string]any{"replicaset": map[string]any{"queue": []any{}, "dirty": []any{"default/web"}, "processing": []any{},
+			"waiting": []any{map[string]any{"key": "default/web", "due": "2026-01-01T12:00:00.005Z"}}}},
 		Indexer:   map[string]any{"pods": map[string]any{"objects": []any{map[string]any{"key": "default/web-y", "rv": "40"}}}},
+		Reflector: map[string]any{"pods": map[string]any{"phase": "backing off", "lastSyncResourceVersion": "22", "backoffUntil": "2026-01-01T12:00:01.5Z"}},
 	}
 	q := queueNames(articlesInformer)
-	require.Equal(t, "(The DeltaFIFO now holds default/web-x: [Replaced rv 50, Deleted rv 57].)", quoteFIFOKey(v, "pods", "default/web-x", q).En)
-	require.Equal(t, "（增量队列（DeltaFIFO）里现在有 default/web-x：[Replaced rv 50, Deleted rv 57]。）", quoteFIFOKey(v, "pods", "default/web-x", q).Zh)
-	require.Equal(t, "(The DeltaFIFO now holds 1 item(s): default/web-x [Replaced rv 50, Deleted rv 57].)", quoteFIFO(v, "pods", q).En)
+	require.Equal(t, "(The DeltaFIFO now holds default/web-x: [Replaced rv 50, Deleted rv 57 (tombstone)].)", quoteFIFOKey(v, "pods", "default/web-x", q).En)
+	require.Equal(t, "（增量队列（DeltaFIFO）里现在有 default/web-x：[Replaced rv 50, Deleted rv 57（墓碑）]。）", quoteFIFOKey(v, "pods", "default/web-x", q).Zh)
+	require.Equal(t, "(The RealFIFO now holds 1 item(s): [ReplacedAll rv 25 (4 objects)].)", quoteFIFO(v, "pods (today)", queueNames(todayInformer)).En)
 	require.Equal(t, "(audit's buffer now holds 1: update kube-system/coredns rv 31.)", quotePending(v, "pods/audit", "audit").En)
-	require.Equal(t, "(The work queue now: queue [], dirty {default/web}, processing {default/web}, waiting {}.)", quoteWorkQueue(v, "replicaset").En)
+	require.Equal(t, "(The work queue now: queue [], dirty {default/web}, processing {}, waiting {default/web until 12:00:00.005}.)", quoteWorkQueue(v, "replicaset").En)
 	require.Equal(t, "(The cache now holds 1 object(s); default/web-x is not among them.)", quoteCacheHas(v, "pods", "default/web-x").En)
+	require.Equal(t, "(The Reflector: backing off until 12:00:01.500 on the lab's clock; its last synced resourceVersion 22.)", quoteReflector(v, "pods").En)
+	require.Equal(t, "（反射器：退避，直到实验台时钟的 12:00:01.500；它最后同步的 resourceVersion 是 22。）", quoteReflector(v, "pods").Zh)
 	require.Equal(t, bilingual{}, quoteFIFO(v, "replicasets.apps", q), "a box the lab has not seen quotes nothing")
 }
 

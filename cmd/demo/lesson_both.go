@@ -100,8 +100,9 @@ func (b *bothInformers) narrate(r *lessonRun, h lab.Hop) (bilingual, bool) {
 	line := func(t bilingual) (bilingual, bool) { return bilingual{w.En + " " + t.En, w.Zh + t.Zh}, true }
 	switch {
 	case is(h, trace.StageReflector, "phase") && attr(h, trace.KeyPhase) == "backing off" && r.once("backoff "+res):
-		return line(say("its watch missed the DELETED and ended with 410 Expired; it backs off %s, then relists.",
-			"它的监听错过了那个 DELETED，以 410 过期结束；它退避 %s，然后全量同步。", after(h)))
+		v := quoteReflector(r.view(h), res)
+		return line(say("its watch missed the DELETED and ended with 410 Expired; it backs off %[1]s, then relists. %[2]s",
+			"它的监听错过了那个 DELETED，以 410 过期结束；它退避 %[1]s，然后全量同步。%[3]s", after(h), v.En, v.Zh))
 	case is(h, trace.StageReflector, "phase") && attr(h, trace.KeyPhase) == "listing" && r.said["backoff "+res] > 0 && r.once("relist "+res):
 		if k == articlesInformer {
 			return line(say("backoff over: it relists with a LIST.", "退避结束：它用一次 LIST 全量同步。"))

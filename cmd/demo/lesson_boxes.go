@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kinformer/kinformer/lab"
 )
@@ -19,14 +20,15 @@ type fifoBox struct {
 	Items []struct {
 		Key    string     `json:"key"`
 		Deltas []deltaBox `json:"deltas"`
-		N      int        `json:"n"`
 	} `json:"items"`
 	KnownObjects []string `json:"knownObjects"`
 }
 
 type deltaBox struct {
-	Type string `json:"type"`
-	RV   string `json:"rv"`
+	Type      string `json:"type"`
+	RV        string `json:"rv"`
+	Tombstone bool   `json:"tombstone"` // a Deleted delta carrying a DeletedFinalStateUnknown
+	N         *int   `json:"n"`         // the objects a ReplacedAll carries
 }
 
 // listenerBox is a handler's listener: what it has not yet handed over.
@@ -44,8 +46,8 @@ type workqueueBox struct {
 	Dirty      []string `json:"dirty"`
 	Processing []string `json:"processing"`
 	Waiting    []struct {
-		Key string `json:"key"`
-		Due string `json:"due"`
+		Key string    `json:"key"`
+		Due time.Time `json:"due"`
 	} `json:"waiting"`
 }
 
@@ -71,16 +73,23 @@ func box[T any](boxes map[string]any, name string) (T, bool) {
 	return out, true
 }
 
-// deltasText writes deltas as "[Deleted rv 57, Sync rv 60]".
-func deltasText(ds []deltaBox) string {
-	parts := make([]string, len(ds))
+// deltasText writes deltas as "[Replaced rv 50, Deleted rv 57 (tombstone)]".
+func deltasText(ds []deltaBox) bilingual {
+	en, zh := make([]string, len(ds)), make([]string, len(ds))
 	for i, d := range ds {
-		parts[i] = d.Type
+		en[i] = d.Type
 		if d.RV != "" {
-			parts[i] += " rv " + d.RV
+			en[i] += " rv " + d.RV
+		}
+		zh[i] = en[i]
+		if d.Tombstone {
+			en[i], zh[i] = en[i]+" (tombstone)", zh[i]+"（墓碑）"
+		}
+		if d.N != nil {
+			en[i], zh[i] = en[i]+fmt.Sprintf(" (%d objects)", *d.N), zh[i]+fmt.Sprintf("（%d 个对象）", *d.N)
 		}
 	}
-	return "[" + strings.Join(parts, ", ") + "]"
+	return bilingual{"[" + strings.Join(en, ", ") + "]", "[" + strings.Join(zh, ", ") + "]"}
 }
 
 // quoteFIFOKey: what the queue holds for key, "(the DeltaFIFO now holds
@@ -99,8 +108,9 @@ func quoteFIFOKey(v lab.View, resource, key string, q bilingual) bilingual {
 	if len(ds) == 0 {
 		return say("(The %s now holds nothing for %s.)", "（%s里现在没有 %s 的条目。）", q.En, key)
 	}
-	return bilingual{fmt.Sprintf("(The %s now holds %s: %s.)", q.En, key, deltasText(ds)),
-		fmt.Sprintf("（%s里现在有 %s：%s。）", q.Zh, key, deltasText(ds))}
+	t := deltasText(ds)
+	return bilingual{fmt.Sprintf("(The %s now holds %s: %s.)", q.En, key, t.En),
+		fmt.Sprintf("（%s里现在有 %s：%s。）", q.Zh, key, t.Zh)}
 }
 
 // quoteFIFO: the whole queue, "(the RealFIFO now holds 1 item: ReplacedAll rv 25 (4 objects))".
@@ -115,15 +125,11 @@ func quoteFIFO(v lab.View, resource string, q bilingual) bilingual {
 			en, zh = append(en, fmt.Sprintf("… %d more", len(f.Items)-i)), append(zh, fmt.Sprintf("……还有 %d 个", len(f.Items)-i))
 			break
 		}
-		p := deltasText(it.Deltas)
+		t := deltasText(it.Deltas)
 		if it.Key != "" {
-			p = it.Key + " " + p
+			t = bilingual{it.Key + " " + t.En, it.Key + " " + t.Zh}
 		}
-		pe, pz := p, p
-		if it.N > 0 {
-			pe, pz = p+fmt.Sprintf(" (%d objects)", it.N), p+fmt.Sprintf("（%d 个对象）", it.N)
-		}
-		en, zh = append(en, pe), append(zh, pz)
+		en, zh = append(en, t.En), append(zh, t.Zh)
 	}
 	return bilingual{fmt.Sprintf("(The %s now holds %d item(s): %s.)", q.En, len(f.Items), joinKeys(en, "nothing")),
 		fmt.Sprintf("（%s里现在有 %d 个条目：%s。）", q.Zh, len(f.Items), joinKeys(zh, "无"))}
@@ -149,13 +155,14 @@ func quoteWorkQueue(v lab.View, name string) bilingual {
 	if !ok {
 		return bilingual{}
 	}
-	var waiting []string
+	var wEn, wZh []string
 	for _, w := range q.Waiting {
-		waiting = append(waiting, w.Key)
+		due := w.Due.Format("15:04:05.000")
+		wEn, wZh = append(wEn, w.Key+" until "+due), append(wZh, w.Key+" 直到 "+due)
 	}
-	s := fmt.Sprintf("queue [%s], dirty {%s}, processing {%s}, waiting {%s}", strings.Join(q.Queue, ", "),
-		strings.Join(q.Dirty, ", "), strings.Join(q.Processing, ", "), strings.Join(waiting, ", "))
-	return bilingual{"(The work queue now: " + s + ".)", "（工作队列现在：" + s + "。）"}
+	sets := fmt.Sprintf("queue [%s], dirty {%s}, processing {%s}", strings.Join(q.Queue, ", "), strings.Join(q.Dirty, ", "), strings.Join(q.Processing, ", "))
+	return bilingual{"(The work queue now: " + sets + ", waiting {" + strings.Join(wEn, ", ") + "}.)",
+		"（工作队列现在：" + sets + ", waiting {" + strings.Join(wZh, ", ") + "}。）"}
 }
 
 // quoteCacheHas: whether the cache holds key, "(the cache now holds 3 objects; default/web-x is not among them)".
@@ -171,4 +178,26 @@ func quoteCacheHas(v lab.View, resource, key string) bilingual {
 		}
 	}
 	return say("(The cache now holds %d object(s); %s is not among them.)", "（本地缓存里现在有 %d 个对象，%s 不在其中。）", len(c.Objects), key)
+}
+
+// reflectorBox is a Reflector's state.
+type reflectorBox struct {
+	Phase                   string     `json:"phase"`
+	LastSyncResourceVersion string     `json:"lastSyncResourceVersion"`
+	BackoffUntil            *time.Time `json:"backoffUntil"`
+}
+
+// quoteReflector: "(The Reflector: backing off until 14:31:31.410; last synced rv 22.)".
+func quoteReflector(v lab.View, resource string) bilingual {
+	r, ok := box[reflectorBox](v.Reflector, resource)
+	if !ok {
+		return bilingual{}
+	}
+	if r.BackoffUntil != nil {
+		until := r.BackoffUntil.Format("15:04:05.000")
+		return say("(The Reflector: %[1]s until %[2]s on the lab's clock; its last synced resourceVersion %[3]s.)",
+			"（反射器：%[4]s，直到实验台时钟的 %[2]s；它最后同步的 resourceVersion 是 %[3]s。）", r.Phase, until, r.LastSyncResourceVersion, chineseTexts.phase(r.Phase))
+	}
+	return say("(The Reflector: %[1]s; its last synced resourceVersion %[2]s.)", "（反射器：%[3]s；它最后同步的 resourceVersion 是 %[2]s。）",
+		r.Phase, r.LastSyncResourceVersion, chineseTexts.phase(r.Phase))
 }

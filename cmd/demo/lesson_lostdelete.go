@@ -68,9 +68,10 @@ func (l *lostDelete) narrate(r *lessonRun, h lab.Hop) (bilingual, bool) {
 			"与此同时 MODIFIED 继续前进：%[6]s把 %[2]s 作为 %[3]s 入队（rv %[4]s）。在全量同步之前，本地缓存会一直保留这个被标记删除的 pod。%[7]s",
 			q.En, l.key, attr(h, trace.KeyType), h.RV, quoteFIFOKey(r.view(h), "pods", l.key, q).En, q.Zh, quoteFIFOKey(r.view(h), "pods", l.key, q).Zh), true
 	case is(h, trace.StageReflector, "phase") && pods && attr(h, trace.KeyPhase) == "backing off" && r.once("backoff"):
-		return say("The Reflector backs off %[1]s before it relists (%[2]s): a watch from its last resourceVersion would miss the DELETED again, so only a list can repair the cache. The backoff runs on the lab's clock: a Next that finds nothing else waiting moves the clock to its end.",
-			"反射器先退避 %[1]s 再全量同步（%[3]s）：从它最后的 resourceVersion 重新监听仍会错过那个 DELETED，只有列举才能修好本地缓存。退避用的是实验台的时钟：“下一步”找不到其他等待的一跳时，会把时钟拨到退避结束。",
-			after(h), reasonText(attr(h, trace.KeyReason)).En, reasonText(attr(h, trace.KeyReason)).Zh), true
+		v := quoteReflector(r.view(h), "pods")
+		return say("The Reflector backs off %[1]s before it relists (%[2]s): a watch from its last resourceVersion would miss the DELETED again, so only a list can repair the cache. The backoff runs on the lab's clock: a Next that finds nothing else waiting moves the clock to its end. %[4]s",
+			"反射器先退避 %[1]s 再全量同步（%[3]s）：从它最后的 resourceVersion 重新监听仍会错过那个 DELETED，只有列举才能修好本地缓存。退避用的是实验台的时钟：“下一步”找不到其他等待的一跳时，会把时钟拨到退避结束。%[5]s",
+			after(h), reasonText(attr(h, trace.KeyReason)).En, reasonText(attr(h, trace.KeyReason)).Zh, v.En, v.Zh), true
 	case is(h, trace.StageReflector, "phase") && pods && attr(h, trace.KeyPhase) == "listing" && r.said["backoff"] > 0 && r.once("relist"):
 		return say("Backoff over (the lab's clock now reads %s): the Reflector relists.",
 			"退避结束（实验台的时钟现在是 %s）：反射器开始全量同步。", labTime(h)), true

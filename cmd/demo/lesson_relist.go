@@ -56,9 +56,10 @@ func (e *expiredRelist) narrate(r *lessonRun, h lab.Hop) (bilingual, bool) {
 		return say("The server answers with an ERROR frame, 410 Expired (%[1]s): it no longer has the events after rv %[2]s, so it cannot replay them.",
 			"服务器回了一个 ERROR 帧，410 过期（Expired）（“%[1]s”）：它已经没有 rv %[2]s 之后的事件，无法补发。", attr(h, trace.KeyReason), e.rewatchRV), true
 	case is(h, trace.StageReflector, "phase") && attr(h, trace.KeyPhase) == "backing off" && r.once("backoff"):
-		return say("The Reflector backs off %[1]s, then relists (%[2]s): after a 410 only a list can bring the cache back in line. The backoff runs on the lab's clock: a Next that finds nothing else waiting moves the clock to its end.",
-			"反射器退避 %[1]s，然后全量同步（%[3]s）：410 之后，只有列举才能让本地缓存重新与服务器一致。退避用的是实验台的时钟：“下一步”找不到其他等待的一跳时，会把时钟拨到退避结束。",
-			after(h), reasonText(attr(h, trace.KeyReason)).En, reasonText(attr(h, trace.KeyReason)).Zh), true
+		v := quoteReflector(r.view(h), "pods")
+		return say("The Reflector backs off %[1]s, then relists (%[2]s): after a 410 only a list can bring the cache back in line. The backoff runs on the lab's clock: a Next that finds nothing else waiting moves the clock to its end. %[4]s",
+			"反射器退避 %[1]s，然后全量同步（%[3]s）：410 之后，只有列举才能让本地缓存重新与服务器一致。退避用的是实验台的时钟：“下一步”找不到其他等待的一跳时，会把时钟拨到退避结束。%[5]s",
+			after(h), reasonText(attr(h, trace.KeyReason)).En, reasonText(attr(h, trace.KeyReason)).Zh, v.En, v.Zh), true
 	case is(h, trace.StageReflector, "phase") && attr(h, trace.KeyPhase) == "listing" && r.said["backoff"] > 0 && r.once("relist"):
 		return say("Backoff over (the lab's clock now reads %s): the relist.", "退避结束（实验台的时钟现在是 %s）：开始全量同步。", labTime(h)), true
 	case (is(h, trace.StageReflector, "streaming list") || is(h, trace.StageReflector, "list")) && r.said["relist"] > 0 && r.once("list"):
@@ -155,7 +156,8 @@ func (w *watchResume) narrate(r *lessonRun, h lab.Hop) (bilingual, bool) {
 		return say("Ended cleanly: the Reflector watches again, at once, from its last synced resourceVersion.",
 			"正常结束：反射器立刻从它最后同步的 resourceVersion 重新监听。"), true
 	case is(h, trace.StageReflector, "watch") && r.said["again"] > 0 && r.once("rewatch"):
-		return say("WATCH from rv %s. The server's history still holds every event after it.", "从 rv %s 开始 WATCH。服务器的历史里仍有它之后的每个事件。", h.RV), true
+		v := quoteReflector(r.view(h), "pods")
+		return say("WATCH from rv %[1]s. The server's history still holds every event after it. %[2]s", "从 rv %[1]s 开始 WATCH。服务器的历史里仍有它之后的每个事件。%[3]s", h.RV, v.En, v.Zh), true
 	case is(h, trace.StageServer, "frame sent") && h.Key == corednsKey && r.once("replay"):
 		return say("The server replays, from its history, what happened while the watch was down: the MODIFIED of %[1]s at rv %[2]s.",
 			"服务器从历史中补发监听断开期间发生的事：%[1]s 在 rv %[2]s 的 MODIFIED。", corednsKey, h.RV), true

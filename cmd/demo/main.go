@@ -28,6 +28,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -78,7 +79,7 @@ func parseFlags(args []string) (options, error) {
 	fs.DurationVar(&o.duration, "duration", 0, "stop after this long (0: until Ctrl-C)")
 	fs.BoolVar(&o.trace, "trace", false, "print every trace event of every stage, with times")
 	fs.BoolVar(&o.quiet, "quiet", false, "no narration, only the tour and the summary")
-	fs.DurationVar(&o.chaosEvery, "chaos-every", 5*time.Second, "inject a random fault this often (0: never)")
+	fs.DurationVar(&o.chaosEvery, "chaos-every", 10*time.Second, "inject a random fault this often, when the informers are calm (0: never; see docs/demo.md)")
 	fs.IntVar(&o.workers, "workers", 2, "the controller's workers")
 	fs.IntVar(&o.replicas, "replicas", 3, "replicas of the ReplicaSet web")
 	fs.DurationVar(&o.startDelay, "start-delay", time.Second, "how long the kubelet takes to start a pod")
@@ -124,8 +125,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	n := newNarrator(out, !o.quiet, o.trace)
 	n.t = textsFor(o.lang)
 	n.informer = o.informer
-	tr := n.tracer()
-	// The live view counts the same trace the narration reads.
 	metrics := workqueue.NewInMemoryMetrics()
 	agg := newAggregator(n.start, metrics)
 	agg.informer = o.informer
@@ -137,14 +136,32 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	// of the pipeline runs on the lab's clock. Without the page, neither.
 	var lb *lab.Lab
 	var clk clock.Clock = clock.RealClock{}
+	var read func(trace.Event) // every reader of the trace, below
 	if o.web != "off" && o.web != "" {
 		if webLn, err = listenWeb(o.web, o.webPublic, o.webSet); err != nil {
 			return err
 		}
 		defer webLn.Close() // in case of an early return; Serve closes it too
-		lb = lab.New(lab.Options{Next: func(e trace.Event) { n.event(e); agg.event(e) }})
-		tr, clk = lb.Tracer(), lb.Clock()
+		// read is set below, before any stage runs.
+		lb = lab.New(lab.Options{Next: func(e trace.Event) { read(e) }})
+		clk = lb.Clock()
 		page.clock = clk
+	}
+	// The narration, the chaos loop's gate and the live view read one trace
+	// (with the page, once the lab has let each event through).
+	gate := newChaosGate(clk)
+	readers := []func(trace.Event){n.event, gate.event}
+	if lb != nil {
+		readers = append(readers, agg.event)
+	}
+	read = func(e trace.Event) {
+		for _, r := range readers {
+			r(e)
+		}
+	}
+	tr := trace.New(trace.Func(read))
+	if lb != nil {
+		tr = lb.Tracer()
 	}
 	quietLog := slog.New(slog.DiscardHandler) // failures are in the trace already
 
@@ -180,7 +197,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	pods := informer.NewLister[*api.Pod](factory.InformerFor(listwatch.Pods).GetIndexer())
-	f := &faults{srv: srv, pods: pods, client: podClient, n: n}
+	rsets := informer.NewLister[*api.ReplicaSet](factory.InformerFor(listwatch.ReplicaSets).GetIndexer())
+	f := &faults{srv: srv, pods: pods, rsets: rsets, client: podClient, n: n, gate: gate}
 	f.skip = func() bool { return lb != nil && (lb.Paused() || ls.isActive()) }
 	agg.setChaosFaults(f.done.Load) // the page counts the chaos loop's faults too, as the summary does
 
@@ -208,17 +226,22 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	wg.Go(func() { ctrlErr <- ctrl.Run(work) })
 	k := &kubelet{pods: pods, client: podClient, startDelay: o.startDelay, firstSeen: map[string]time.Time{}, stopping: map[string]time.Time{}}
 	wg.Go(func() { k.run(work, n) })
+	ui := &webUI{agg: agg, hub: newHub(), repoRoot: findRepoRoot(), now: time.Now, ctx: work,
+		actions: pageActions(f, page, url), lab: lb, lessons: ls}
 	if webLn != nil {
-		stopWeb := serveWeb(webLn, &webUI{agg: agg, hub: newHub(), repoRoot: findRepoRoot(), now: time.Now, ctx: work,
-			actions: pageActions(f, page, url), lab: lb, lessons: ls})
+		stopWeb := serveWeb(webLn, ui)
 		defer stopWeb() // the streams end when the demo stops
 		n.block(fmt.Sprintf(n.t.liveView, webLn.Addr()))
 	}
 
-	tourErr := waitAndPrintTour(ctx, factory, podClient, n, url)
+	facts, tourErr := waitAndPrintTour(ctx, factory, podClient, n, url, o.replicas)
 	chaosCtx, stopChaos := context.WithCancel(ctx)
-	if tourErr == nil && o.chaosEvery > 0 {
-		wg.Go(func() { f.chaos(chaosCtx, o.chaosEvery) })
+	if tourErr == nil {
+		f.spare(facts.pods...) // the tour asks you to delete these
+		ui.setTour(facts)
+		if o.chaosEvery > 0 {
+			wg.Go(func() { f.chaos(chaosCtx, o.chaosEvery) })
+		}
 	}
 	<-ctx.Done()
 	stopChaos()
@@ -238,22 +261,63 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	injected := f.done.Load() + int64(n.count(trace.StageServer, faultRequested))
+	if tourErr == nil {
+		n.block(n.t.tourShort(facts.url, facts.listRV, facts.pods...))
+	}
 	n.block(summary(n, ctrl.Stats(), injected, check))
 	return errors.Join(tourErr, <-ctrlErr, check.err())
 }
 
-// waitAndPrintTour waits for the informers to sync, lists the pods once to
+// tourFacts are what the tour fills in: the server's address, the
+// resourceVersion of a real list, and up to two pods of web it names.
+type tourFacts struct {
+	url, listRV string
+	pods        []string
+}
+
+// tourPodsWait is how long the tour waits for the controller's first pods
+// to name them.
+const tourPodsWait = 5 * time.Second
+
+// waitAndPrintTour waits for the informers to sync and for web's first
+// pods (up to two, to name; at most tourPodsWait), lists the pods once to
 // show a real resourceVersion, and prints the tour.
-func waitAndPrintTour(ctx context.Context, factory informer.SharedInformerFactory, pods *listwatch.TypedClient[*api.Pod], n *narrator, url string) error {
+func waitAndPrintTour(ctx context.Context, factory informer.SharedInformerFactory, pods *listwatch.TypedClient[*api.Pod], n *narrator, url string, replicas int) (tourFacts, error) {
+	facts := tourFacts{url: url}
 	for res, ok := range factory.WaitForCacheSync(ctx) {
 		if !ok {
-			return fmt.Errorf("the %s informer did not sync", res)
+			return facts, fmt.Errorf("the %s informer did not sync", res)
 		}
 	}
+	cache := informer.NewLister[*api.Pod](factory.InformerFor(listwatch.Pods).GetIndexer())
+	want := min(2, replicas)
+	deadline := time.NewTimer(tourPodsWait)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for len(facts.pods) < want {
+		select {
+		case <-ctx.Done():
+			return facts, ctx.Err()
+		case <-deadline.C:
+			want = 0 // the tour says "a web pod" instead
+		case <-tick.C:
+			facts.pods = facts.pods[:0]
+			found, _ := cache.ByNamespace("default").List(webSelector())
+			for _, p := range found {
+				if p.DeletionTimestamp == nil {
+					facts.pods = append(facts.pods, p.Name)
+				}
+			}
+			slices.Sort(facts.pods)
+		}
+	}
+	facts.pods = facts.pods[:min(len(facts.pods), 2)]
 	list, err := pods.List(ctx, "default", listwatch.ListOptions{})
 	if err != nil {
-		return fmt.Errorf("listing pods for the tour: %w", err)
+		return facts, fmt.Errorf("listing pods for the tour: %w", err)
 	}
-	n.block(n.t.tour(url, list.ResourceVersion, n.informer))
-	return nil
+	facts.listRV = list.ResourceVersion
+	n.block(n.t.tour(url, facts.listRV, n.informer, facts.pods...))
+	return facts, nil
 }

@@ -38,15 +38,15 @@ type narrator struct {
 	// popped was handled with the queue's lock released.
 	informer      informerKind
 	unlockedBatch map[string]bool
+	// behind: keys whose last reconcile found the cache behind the
+	// controller's own write (its retry is a wait, not a failure).
+	behind map[string]bool
 }
 
 func newNarrator(out io.Writer, story, all bool) *narrator {
 	return &narrator{out: out, start: time.Now(), story: story, all: all,
-		chains: map[string]*chain{}, counts: map[string]int{}, sums: map[string]int{}, t: englishTexts, unlockedBatch: map[string]bool{}}
+		chains: map[string]*chain{}, counts: map[string]int{}, sums: map[string]int{}, t: englishTexts, unlockedBatch: map[string]bool{}, behind: map[string]bool{}}
 }
-
-// tracer returns the Tracer every stage of the demo reports to.
-func (n *narrator) tracer() *trace.Tracer { return trace.New(trace.Func(n.event)) }
 
 // say prints one line of the demo's own narration (the kubelet, chaos);
 // --quiet leaves it out with the rest of the story.
@@ -194,8 +194,15 @@ func (n *narrator) follow(e trace.Event) {
 		if did := e.Get("did"); did != "" && !strings.HasPrefix(did, "nothing") {
 			n.printLocked(fmt.Sprintf(n.t.reconciled, key, n.t.found(e.Get("found")), n.t.did(did)))
 		}
+	case e.Stage == trace.StageController && e.What == "cache behind own write":
+		n.behind[key] = true
 	case e.Stage == trace.StageController && e.What == "retry":
-		n.printLocked(fmt.Sprintf(n.t.retry, key, e.Get(trace.KeyCount), humanDuration(e.Get(trace.KeyDelay))))
+		line := n.t.retry
+		if n.behind[key] {
+			line = n.t.cacheWait
+			delete(n.behind, key)
+		}
+		n.printLocked(fmt.Sprintf(line, key, e.Get(trace.KeyCount), humanDuration(e.Get(trace.KeyDelay))))
 	case e.Stage == trace.StageController && e.What == "dropped":
 		n.printLocked(fmt.Sprintf(n.t.dropped, key, e.Get(trace.KeyReason)))
 	case e.Stage == trace.StageReflector && e.What == "phase":
@@ -221,6 +228,8 @@ func (n *narrator) hop(key, rv, step string) {
 func (t *texts) reflectorLine(e trace.Event) string {
 	from, to, why := e.Get("from"), e.Get(trace.KeyPhase), t.reason(e.Get(trace.KeyReason))
 	switch {
+	case to == "backing off" && from != "" && e.Get(trace.KeyDelay) != "":
+		return t.backoffLine(e)
 	case from == "":
 		return fmt.Sprintf(t.reflector, e.Get(trace.KeyResource), t.phase(to), why)
 	case from == to:

@@ -118,6 +118,7 @@ var todayTrace = []trace.Event{
 	tev(trace.StageController, "enqueue", trace.Key("default/web"), slog.String("from", "default/web-def")),
 	tev(trace.StageInformer, "store bookmark", trace.Resource("pods"), trace.RV("12")),
 	tev(trace.StageServer, "commit", trace.Resource("pods"), trace.Key("default/web-abc"), trace.Type("DELETED"), trace.RV("20")),
+	tev(trace.StageDeltaFIFO, "delta queued", trace.Resource("pods"), trace.Type("ReplacedAll"), trace.Key(""), trace.RV("21"), trace.Count(1)),
 	tev(trace.StageInformer, "cache replace", trace.Resource("pods"), trace.Count(2), trace.RV("21"), slog.Int("gone", 1)),
 	tev(trace.StageInformer, "cache delete (tombstone: final state unknown)", trace.Resource("pods"), trace.Key("default/web-abc"), trace.RV("7"), slog.String("in", "replace")),
 	tev(trace.StageController, "enqueue", trace.Key("default/web"), slog.String("from", "default/web-abc")),
@@ -293,6 +294,7 @@ func TestNarration_ReflectorReasonsInChinese(t *testing.T) {
 		"dropped connection", "ended cleanly", "connection refused", "410 Expired", "504 too large resource version",
 		"dropped connection before the initial-events-end bookmark", "ended before the initial-events-end bookmark",
 		"streaming list: very short watch", "streaming list: ended before the initial-events-end bookmark",
+		"429 TooManyRequests", "500 InternalError", "503 ServiceUnavailable", // the page's fail buttons
 	} {
 		got := zh.reason(r)
 		t.Logf("%s → %s", r, got)
@@ -308,5 +310,46 @@ func TestTour_NamesHowToTurnChaosOff(t *testing.T) {
 		got := textsFor(lang).tour("http://127.0.0.1:8080", "7", todayInformer)
 		t.Log(strings.SplitN(got, "\n\n", 2)[0]) // the tour's first paragraph, under -v
 		require.Contains(t, got, `make demo ARGS="--chaos-every 0"`)
+	}
+}
+
+// A backoff is narrated with its wait, what follows it and the rule the
+// wait follows; a retry that only waited for the cache to catch up with
+// the controller's own write says so. In both languages.
+func TestNarration_BackoffSaysHowLongAndWhy(t *testing.T) {
+	story := []trace.Event{
+		tev(trace.StageReflector, "phase", trace.Resource("pods"), slog.String("from", "watching"), trace.Phase("backing off"),
+			trace.Reason("410 Expired"), trace.Delay(2837*time.Millisecond), slog.String("next", "relist")),
+		tev(trace.StageReflector, "phase", trace.Resource("pods"), slog.String("from", "watching"), trace.Phase("backing off"),
+			trace.Reason("429 TooManyRequests"), trace.Delay(time.Second), slog.String("next", "rewatch")),
+		tev(trace.StageController, "cache behind own write", trace.Key("default/web")),
+		tev(trace.StageController, "retry", trace.Key("default/web"), trace.Count(1), trace.Delay(5*time.Millisecond)),
+		tev(trace.StageController, "retry", trace.Key("default/web"), trace.Count(2), trace.Delay(10*time.Millisecond)),
+	}
+	for _, tc := range []struct {
+		lang language
+		want []string
+	}{
+		{english, []string{
+			"reflector(pods): watching → backing off (410 Expired): 2.84 s before the next list; the wait doubles with each failure up to 30 s (plus jitter) and starts over at 800 ms after 2 min without one",
+			"reflector(pods): watching → backing off (429 TooManyRequests): 1 s before the next watch; the wait doubles with each failure up to 30 s (plus jitter) and starts over at 800 ms after 2 min without one",
+			"worker: default/web: the cache has not caught up with the controller's own write yet; retry 1 after 5 ms",
+			"worker: default/web failed; retry 2 after 10 ms",
+		}},
+		{chinese, []string{
+			"反射器(pods)：监听（watch） → 退避（410 过期（Expired））：2.84 s 后开始下一次列举（list）；每失败一次等待翻倍，最多 30 s（另加随机抖动），2 min 内没有失败就从 800 ms 重新开始",
+			"反射器(pods)：监听（watch） → 退避（429 请求过多（TooManyRequests））：1 s 后开始下一次监听（watch）；每失败一次等待翻倍，最多 30 s（另加随机抖动），2 min 内没有失败就从 800 ms 重新开始",
+			"worker：default/web：本地缓存还没跟上控制器自己的写入；5 ms 后第 1 次重试",
+			"worker：default/web 调谐失败；10 ms 后第 2 次重试",
+		}},
+	} {
+		var out strings.Builder
+		n := newNarrator(&out, true, false)
+		n.t = textsFor(tc.lang)
+		for _, e := range story {
+			n.event(e)
+		}
+		t.Log("\n" + out.String())
+		require.Equal(t, tc.want, strings.Split(strings.TrimSuffix(elapsed.ReplaceAllString(out.String(), ""), "\n"), "\n"))
 	}
 }

@@ -29,9 +29,13 @@ const (
 
 // reflectorView is one informer's Reflector box.
 type reflectorView struct {
-	Resource      string `json:"resource"`
-	Phase         string `json:"phase"`  // listing, watching, backing off, stopped
-	Reason        string `json:"reason"` // why it moved there
+	Resource string `json:"resource"`
+	Phase    string `json:"phase"`  // listing, watching, backing off, stopped
+	Reason   string `json:"reason"` // why it moved there
+	// Why is the phase's hover text: the reason, and a backoff's rule;
+	// WhyZH the same in Chinese (lang.go's words).
+	Why           string `json:"why"`
+	WhyZH         string `json:"whyZH"`
 	Backoff       string `json:"backoff,omitempty"`
 	LastRV        string `json:"lastRV"`
 	Lists         int    `json:"lists"`
@@ -44,7 +48,9 @@ type reflectorView struct {
 // fifoView is one informer's DeltaFIFO (or RealFIFO) box. Queued and
 // Popped count items: a delta (a key's Deltas, for the DeltaFIFO's pops),
 // and for today's RealFIFO one ReplacedAll per relist, however many
-// objects it carries; a batch counts its deltas.
+// objects it carries; a batch counts its deltas. Tombstones are the
+// deletes learned from a relist: the DeltaFIFO's queued tombstones, or the
+// keys today's ReplacedAll found gone (the summary's tombstones).
 type fifoView struct {
 	Resource    string `json:"resource"`
 	Depth       int    `json:"depth"` // keys (DeltaFIFO) or deltas (RealFIFO) waiting to be popped
@@ -101,9 +107,12 @@ type controllerView struct {
 	PodsGone   int    `json:"podsDeleted"`
 	LastFound  string `json:"lastFound"`
 	LastDid    string `json:"lastDid"`
-	Desired    int    `json:"desired"`
-	Current    int    `json:"current"`
-	Ready      int    `json:"ready"`
+	// The same two in Chinese: the controller's trace says them in English.
+	LastFoundZH string `json:"lastFoundZH"`
+	LastDidZH   string `json:"lastDidZH"`
+	Desired     int    `json:"desired"`
+	Current     int    `json:"current"`
+	Ready       int    `json:"ready"`
 }
 
 // podView is a pod in the pod informer's cache.
@@ -260,6 +269,7 @@ func (a *aggregator) event(e trace.Event) {
 		switch e.What {
 		case "phase":
 			r.Phase, r.Reason, r.Backoff = e.Get(trace.KeyPhase), e.Get(trace.KeyReason), humanDuration(e.Get(trace.KeyDelay))
+			r.Why, r.WhyZH = englishTexts.why(r.Phase, r.Reason), chineseTexts.why(r.Phase, r.Reason)
 			if r.Phase == "listing" {
 				r.Lists++
 				r.Relists = max(0, r.Lists-1)
@@ -308,6 +318,7 @@ func (a *aggregator) event(e trace.Event) {
 			a.ctrl.Reconciles++
 		case "reconciled":
 			a.ctrl.LastFound, a.ctrl.LastDid = e.Get("found"), e.Get("did")
+			a.ctrl.LastFoundZH, a.ctrl.LastDidZH = chineseTexts.found(a.ctrl.LastFound), chineseTexts.did(a.ctrl.LastDid)
 			var have, want int
 			if _, err := fmt.Sscanf(a.ctrl.LastFound, "have %d of %d", &have, &want); err == nil {
 				a.ctrl.Desired = want

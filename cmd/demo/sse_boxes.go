@@ -80,6 +80,9 @@ func (a *aggregator) cacheEvent(e trace.Event, res, key string) {
 	if a.informer == todayInformer && e.Get("in") != "replace" {
 		c.SyncRV = e.RV() // the store records the version of its last write
 	}
+	if e.What == "cache delete (tombstone: final state unknown)" && a.informer == todayInformer {
+		a.fifo(res).Tombstones++ // a key today's ReplacedAll found gone
+	}
 	if strings.HasPrefix(e.What, "cache delete") {
 		delete(keys, key)
 	} else {

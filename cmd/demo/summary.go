@@ -123,14 +123,11 @@ func summary(n *narrator, s replicaset.Stats, faults int64, c check) string {
 		return summaryZH(n, s, faults, c)
 	}
 	var out strings.Builder
-	informers := 2
-	listings := n.countWith(trace.StageReflector, "phase", trace.KeyPhase, "listing")
-	watches := n.count(trace.StageListWatch, "watch opened")
+	c2 := countsOf(n)
 	fmt.Fprintf(&out, "\nsummary\n  informer:              %s\n", n.t.informerName(n.informer))
 	if n.informer == todayInformer {
 		fmt.Fprintf(&out, "  today's hops:          %d ReplacedAll (a list or relist, one item each), %d batches (%d deltas), %d bookmark deltas\n",
-			n.count(trace.StageInformer, "cache replace"), n.count(trace.StageDeltaFIFO, "pop batch"),
-			n.sum(trace.StageDeltaFIFO, "pop batch"), n.count(trace.StageInformer, "store bookmark"))
+			c2.replacedAll, c2.batches, n.sum(trace.StageDeltaFIFO, "pop batch"), n.count(trace.StageInformer, "store bookmark"))
 	}
 	fmt.Fprintf(&out, `  watch events received: %d ADDED, %d MODIFIED, %d DELETED, %d BOOKMARK
   relists:               %d (a list after the first, per informer: after 410 Expired or a failure)
@@ -143,8 +140,7 @@ func summary(n *narrator, s replicaset.Stats, faults int64, c check) string {
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "MODIFIED"),
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "DELETED"),
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "BOOKMARK"),
-		max(0, listings-informers), max(0, watches-informers),
-		tombstones(n), faults, s, c.replicas)
+		c2.relists, c2.watchRestarts, c2.tombstones, faults, s, c.replicas)
 	for _, r := range slices.Sorted(maps.Keys(c.caches)) {
 		fmt.Fprintf(&out, "                         %s cache equals the server: %s\n", r, c.caches[r])
 	}
@@ -154,6 +150,35 @@ func summary(n *narrator, s replicaset.Stats, faults int64, c check) string {
 	}
 	fmt.Fprintf(&out, "  final check %s\n", verdict)
 	return out.String()
+}
+
+// counts are the summary's numbers that the live page shows too, counted
+// from the same trace events as the page's aggregator (sse.go), so that
+// the two agree: TestSummary_CountsAgreeWithThePage.
+type counts struct {
+	relists       int // reflector phase=listing, beyond each informer's first
+	watchRestarts int // reflector watch and streaming list, beyond each informer's first
+	tombstones    int // deletes learned from a relist
+	replacedAll   int // ReplacedAll items queued
+	batches       int // batches popped
+}
+
+func countsOf(n *narrator) counts {
+	const informers = 2
+	listings := n.countWith(trace.StageReflector, "phase", trace.KeyPhase, "listing")
+	watches := n.count(trace.StageReflector, "watch") + n.count(trace.StageReflector, "streaming list")
+	return counts{relists: max(0, listings-informers), watchRestarts: max(0, watches-informers), tombstones: tombstones(n),
+		replacedAll: n.countWith(trace.StageDeltaFIFO, "delta queued", trace.KeyType, "ReplacedAll"),
+		batches:     n.count(trace.StageDeltaFIFO, "pop batch")}
+}
+
+// cacheWaitsZH says, as Stats.String does in English, how many retries
+// were waits for the cache to catch up with the controller's own write.
+func cacheWaitsZH(s replicaset.Stats) string {
+	if s.CacheWaits == 0 {
+		return ""
+	}
+	return fmt.Sprintf("（其中 %d 次是等本地缓存跟上控制器自己的写入）", s.CacheWaits)
 }
 
 // tombstones is how many deletes the informers learned from a relist: the
@@ -169,9 +194,7 @@ func tombstones(n *narrator) int {
 // summaryZH is the summary in Chinese, counted the same way.
 func summaryZH(n *narrator, s replicaset.Stats, faults int64, c check) string {
 	var out strings.Builder
-	informers := 2
-	listings := n.countWith(trace.StageReflector, "phase", trace.KeyPhase, "listing")
-	watches := n.count(trace.StageListWatch, "watch opened")
+	c2 := countsOf(n)
 	replicas := c.replicas
 	if c.counted {
 		replicas = fmt.Sprintf("%d 个 pod，status 里 %d 个副本、%d 个就绪，期望 %d 个", c.active, c.statusReplicas, c.ready, c.wantRep)
@@ -179,23 +202,21 @@ func summaryZH(n *narrator, s replicaset.Stats, faults int64, c check) string {
 	fmt.Fprintf(&out, "\n总结\n  通知器：          %s\n", n.t.informerName(n.informer))
 	if n.informer == todayInformer {
 		fmt.Fprintf(&out, "  今天的各跳：      ReplacedAll %d 个（每次列举或全量同步一个条目），批次 %d 个（共 %d 个增量），书签增量 %d 个\n",
-			n.count(trace.StageInformer, "cache replace"), n.count(trace.StageDeltaFIFO, "pop batch"),
-			n.sum(trace.StageDeltaFIFO, "pop batch"), n.count(trace.StageInformer, "store bookmark"))
+			c2.replacedAll, c2.batches, n.sum(trace.StageDeltaFIFO, "pop batch"), n.count(trace.StageInformer, "store bookmark"))
 	}
 	fmt.Fprintf(&out, `  收到的监听事件：  ADDED %d 个，MODIFIED %d 个，DELETED %d 个，BOOKMARK（书签）%d 个
   全量同步：        %d 次（每个通知器第一次之后的列举：在 410 过期或失败之后）
   重新监听：        %d 次（每个通知器第一次之后的新监听）
   墓碑：            %d 个（从全量同步而不是从监听事件得知的删除）
   注入的故障：      %d 个（来自混沌循环和 /faults/）
-  控制器：          调谐 %d 次，创建 pod %d 个，删除 pod %d 个，写 status %d 次，重试 %d 次，丢弃 %d 次
+  控制器：          调谐 %d 次，创建 pod %d 个，删除 pod %d 个，写 status %d 次，重试 %d 次，丢弃 %d 次%s
   最终检查：        副本：%s
 `, n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "ADDED"),
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "MODIFIED"),
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "DELETED"),
 		n.countWith(trace.StageListWatch, "frame decoded", trace.KeyType, "BOOKMARK"),
-		max(0, listings-informers), max(0, watches-informers),
-		tombstones(n), faults,
-		s.Reconciles, s.PodsCreated, s.PodsDeleted, s.StatusWrites, s.Retries, s.Dropped, replicas)
+		c2.relists, c2.watchRestarts, c2.tombstones, faults,
+		s.Reconciles, s.PodsCreated, s.PodsDeleted, s.StatusWrites, s.Retries, s.Dropped, cacheWaitsZH(s), replicas)
 	for _, r := range slices.Sorted(maps.Keys(c.caches)) {
 		same := c.caches[r]
 		if same == "ok" {

@@ -39,12 +39,26 @@ const tickEvery = 250 * time.Millisecond
 type webUI struct {
 	agg      *aggregator
 	hub      *hub
-	actions  map[string]func(context.Context) (string, error)
+	actions  map[string]pageAction
 	repoRoot string // where docs/ and the sources are, "" if unknown
 	now      func() time.Time
 	ctx      context.Context // the demo's work: actions run under it
 	lab      *lab.Lab        // nil: no lab (its endpoints answer 404)
 	lessons  *lessons        // nil: no lessons (lesson.go)
+	// tour is the tour's plan in each language ("en", "zh") for
+	// GET /api/tour, once the tour is printed.
+	tour atomic.Pointer[map[string]tourPlan]
+}
+
+// setTour makes the tour, as the terminal printed it, the page's.
+func (u *webUI) setTour(f tourFacts) {
+	en, zh := englishTexts.tourPlan(f.url, f.listRV, f.pods...), chineseTexts.tourPlan(f.url, f.listRV, f.pods...)
+	// The terminal's line breaks are not the page's: a space in English,
+	// nothing between Chinese characters.
+	en.ChaosOff = strings.ReplaceAll(en.ChaosOff, "\n", " ")
+	zh.ChaosOff = strings.ReplaceAll(zh.ChaosOff, "\n", "")
+	plans := map[string]tourPlan{"en": en, "zh": zh}
+	u.tour.Store(&plans)
 }
 
 // handler is the page's mux, every response with the page's CSP.
@@ -63,6 +77,14 @@ func (u *webUI) handler() http.Handler {
 			return
 		}
 		writeJSON(w, u.agg.forKey(key))
+	})
+	mux.HandleFunc("GET /api/tour", func(w http.ResponseWriter, r *http.Request) {
+		plans := u.tour.Load()
+		if plans == nil {
+			writeJSONStatus(w, http.StatusServiceUnavailable, map[string]string{"error": "the tour is not printed yet"}) // the page asks again
+			return
+		}
+		writeJSON(w, *plans)
 	})
 	mux.HandleFunc("POST /api/fault/{name}", u.fault)
 	u.labRoutes(mux)
@@ -113,6 +135,10 @@ func (u *webUI) stream(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case <-u.hub.done:
+			// The last numbers first: what the summary counts.
+			if send() != nil {
+				return
+			}
 			fmt.Fprint(w, "event: end\ndata: {}\n\n")
 			_ = rc.Flush()
 			return
@@ -138,11 +164,11 @@ func (u *webUI) fault(w http.ResponseWriter, r *http.Request) {
 	}
 	did, err := act(u.ctx)
 	if err != nil {
-		w.WriteHeader(http.StatusConflict)
-		writeJSON(w, map[string]string{"error": err.Error()})
+		e := saidError(err)
+		writeJSONStatus(w, http.StatusConflict, map[string]string{"error": e.EN, "error_zh": e.ZH})
 		return
 	}
-	writeJSON(w, map[string]string{"did": did})
+	writeJSON(w, map[string]string{"did": did.EN, "did_zh": did.ZH})
 }
 
 // repoFile serves a docs page or a source file of the repository as text,
@@ -174,8 +200,11 @@ func (u *webUI) repoFile(w http.ResponseWriter, r *http.Request) {
 	_, _ = io.Copy(w, f)
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
+func writeJSON(w http.ResponseWriter, v any) { writeJSONStatus(w, http.StatusOK, v) }
+
+func writeJSONStatus(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
 	_ = json.NewEncoder(w).Encode(v)
 }
 

@@ -92,6 +92,7 @@ func TestAggregator_CountsEveryBoxFromTheTrace(t *testing.T) {
 	require.Equal(t, []keyDelay{{Key: "default/web", Delay: "5 ms", Retry: "1"}}, s.Queue.Delays)
 	require.Equal(t, 1, s.Queue.InFlight)
 	require.Equal(t, controllerView{Reconciles: 1, Failures: 1, LastFound: "have 1 of 3", LastDid: "created 2 of 2",
+		LastFoundZH: "现有 1 个 pod，期望 3 个", LastDidZH: "创建了 2 个 pod（共要创建 2 个）", // for the page in Chinese
 		Desired: 3, Current: 1, Ready: 0}, s.Controller)
 	require.Equal(t, 1, s.Faults)
 	a.setChaosFaults(func() int64 { return 4 })
@@ -137,7 +138,7 @@ func TestAggregator_TodaysQueueCountsARelistAsOneItem(t *testing.T) {
 	s := a.snapshot(t0)
 	require.Equal(t, "today", s.Informer)
 	require.Equal(t, "RealFIFO", s.QueueName)
-	require.Equal(t, reflectorView{Resource: pods, Phase: "listing", Reason: "start", LastRV: "10", Lists: 1, Watches: 1}, s.Reflectors[0],
+	require.Equal(t, reflectorView{Resource: pods, Phase: "listing", Reason: "start", Why: "start", WhyZH: "启动", LastRV: "10", Lists: 1, Watches: 1}, s.Reflectors[0],
 		"the streaming list is the first watch")
 	require.Equal(t, fifoView{Resource: pods, Queued: 1, Popped: 1, Replaces: 1, ReplacedAll: 1}, s.FIFOs[0], "a relist of 3 is one item")
 	require.Equal(t, cacheView{Resource: pods, Size: 3, Writes: 1, SyncRV: "10"}, s.Caches[0], "one write, three keys")
@@ -201,8 +202,8 @@ func newTestUI(t *testing.T) (*webUI, *httptest.Server) {
 	t.Helper()
 	page := &pageControls{}
 	u := &webUI{agg: newAggregator(t0, nil), hub: newHub(), now: func() time.Time { return t0.Add(time.Second) },
-		ctx: context.Background(), actions: map[string]func(context.Context) (string, error){
-			"fail-reconcile": func(context.Context) (string, error) { page.failNext.Add(3); return "ok", nil },
+		ctx: context.Background(), actions: map[string]pageAction{
+			"fail-reconcile": func(context.Context) (said, error) { page.failNext.Add(3); return said{"ok", "好"}, nil },
 		}}
 	u.agg.controlsNow = page.state
 	srv := httptest.NewServer(u.handler())
@@ -271,7 +272,11 @@ func TestSSE_SnapshotsCarryNewEventsAndEndWithTheDemo(t *testing.T) {
 	_, s = sse.next(t)
 	require.Empty(t, s.Events)
 
+	u.agg.event(ev(0, "reflector", "phase", "resource", "pods", "phase", "stopped", "from", "watching", "reason", "context ended"))
 	u.hub.close()
+	event, s = sse.next(t)
+	require.Equal(t, "snapshot", event, "the last numbers, as the summary counts them")
+	require.Equal(t, "stopped", s.Reflectors[0].Phase)
 	event, _ = sse.next(t)
 	require.Equal(t, "end", event)
 	_, err := sse.r.ReadString('\n')

@@ -11,7 +11,7 @@ const I18N = {
     fifo: 'DeltaFIFO', fifoHint: 'deltas per key, waiting to be popped', indexer: 'Indexer (cache)', indexerHint: 'objects in the local cache',
     handlers: 'Event handlers', workqueue: 'Work queue', queueHint: 'keys waiting for a worker', depth: 'depth', inFlight: 'in flight',
     adds: 'adds', deduped: 'deduplicated', retries: 'retries', latency: 'wait (avg)', work: 'work (avg)', delays: 'Rate-limiter delays',
-    controller: 'Controller', controllerHint: 'workers reconcile ReplicaSet web', reconciles: 'reconciles', failures: 'failed reconciles',
+    controller: 'Controller', controllerHint: 'workers reconcile ReplicaSet web', reconciles: 'reconciles', failures: 'retried reconciles',
     podsCreated: 'pods created', podsDeleted: 'pods deleted', desired: 'desired', current: 'current', ready: 'ready',
     rates: 'Watch events per second', totalEvents: 'watch events so far', faultsInjected: 'faults', breakIt: 'Break it',
     btnDeletePod: 'delete a random pod', btnDropWatches: 'drop every watch', btnCompact: 'compact the history',
@@ -26,16 +26,26 @@ const I18N = {
     informer_today: "informer: today's (client-go 1.36)", informer_articles: "informer: the articles'",
     reflectorHintToday: 'streaming list (initial events, then a bookmark), then the same watch goes on',
     realfifo: 'RealFIFO', realfifoHint: 'every delta in order; a relist is one ReplacedAll item',
-    replacedAll: 'relists as one item', batches: 'batches', syncRV: 'store at rv'
+    replacedAll: 'relists as one item', batches: 'batches', syncRV: 'store at rv',
+    retryN: 'retry #{n}', tryThis: 'Try this', tryHint: 'in another terminal; the same lines as the terminal\'s tour',
+    tourWaiting: 'the tour comes once the informers have synced…',
+    gapFifoDelta: 'queued counts deltas (a tombstone too); popped counts pops, and a DeltaFIFO pops all of a key\'s queued deltas at once: a key that changed again before it was popped is several deltas queued, one pop. depth counts keys waiting, not deltas.',
+    gapFifoReal: 'queued and popped count items: each delta, and a relist\'s one ReplacedAll, a resync\'s one SyncAll, a bookmark\'s one Bookmark; a batch counts each of its deltas. Items leave in the order they came: queued = popped + depth.',
+    gapTombstones: 'deletes learned from a relist, not from a watch event (the summary\'s tombstones): a DeltaFIFO queues a tombstone; today\'s ReplacedAll finds the key gone from the list',
+    gapReflectorEvents: 'watch events this reflector handled; a streaming list\'s initial events and the bookmarks are not among them. \'watch events so far\' (below) counts every frame decoded, of both informers, as the summary does.',
+    gapRelists: 'lists after each informer\'s first (after a 410 Expired or a failure); watch restarts: watches after each informer\'s first, a streaming list being one. The summary counts the same.',
+    gapQueue: 'adds: keys put on the queue; deduplicated: adds of a key already waiting, or added again while it is processed. One reconcile answers them all: reconciles are far fewer than the handler\'s enqueues.',
+    gapRetries: 'reconciles put back on the queue with the rate limiter\'s delay: a failure, or a cache not yet caught up with the controller\'s own write (the summary\'s retries; cacheWaits are the second kind)',
+    gapTotal: 'every watch frame decoded, of both informers, bookmarks and a streaming list\'s initial events included: the summary\'s watch events received'
   },
   zh: {
     title: 'kinformer：Informer 流水线实时视图', connecting: '连接中…', live: '实时', ended: '演示已停止',
     uptime: '运行时间', reflector: '反射器 Reflector', reflectorHint: '先列举（list），再从最新的资源版本（resourceVersion）监听（watch）',
-    relists: '全量同步（relist）', watchRestarts: '监听重连', docs: '文档', source: '源码', docsInformer: 'Informer', sourceHandlers: '事件处理器',
+    relists: '全量同步（relist）', watchRestarts: '监听重连', docs: '文档', source: '源码', docsInformer: '通知器 Informer', sourceHandlers: '事件处理器',
     fifo: '增量队列 DeltaFIFO', fifoHint: '按键（key）累积的增量，等待弹出', indexer: '索引器 / 本地缓存 Indexer', indexerHint: '本地缓存中的对象',
     handlers: '事件处理器 handler', workqueue: '工作队列 work queue', queueHint: '等待 worker 处理的键', depth: '队列深度', inFlight: '处理中',
     adds: '入队次数', deduped: '事件去重', retries: '重试次数', latency: '等待（平均）', work: '处理（平均）', delays: '限速器延迟',
-    controller: '控制器 Controller', controllerHint: 'worker 调谐（reconcile）ReplicaSet web', reconciles: '调谐次数', failures: '调谐失败',
+    controller: '控制器 Controller', controllerHint: 'worker 调谐（reconcile）ReplicaSet web', reconciles: '调谐次数', failures: '重试的调谐',
     podsCreated: '已创建 Pod', podsDeleted: '已删除 Pod', desired: '期望', current: '当前', ready: '就绪',
     rates: '每秒监听事件', totalEvents: '监听事件总数', faultsInjected: '注入的故障', breakIt: '制造故障',
     btnDeletePod: '随机删除一个 Pod', btnDropWatches: '断开所有监听', btnCompact: '压缩历史（compact）',
@@ -50,7 +60,17 @@ const I18N = {
     informer_today: '通知器：今天的（client-go 1.36）', informer_articles: '通知器：文章里的',
     reflectorHintToday: '流式列举（先是初始事件，再是一个书签），然后同一个监听继续',
     realfifo: '增量队列 RealFIFO', realfifoHint: '按到达顺序的每个增量；一次全量同步是一个 ReplacedAll 条目',
-    replacedAll: '一个条目的全量同步', batches: '批次', syncRV: '存储到达的 rv'
+    replacedAll: '一个条目的全量同步', batches: '批次', syncRV: '存储到达的 rv',
+    retryN: '第 {n} 次重试', tryThis: '试试这些', tryHint: '在另一个终端里；和终端里导览的命令相同',
+    tourWaiting: '通知器同步之后就会显示导览…',
+    gapFifoDelta: '入队数的是增量（墓碑也算）；弹出数的是出队次数，增量队列（DeltaFIFO）一次弹出一个键排队的全部增量：一个键在出队前又变了，就是好几个增量入队、一次弹出。队列深度数的是等待的键，不是增量。',
+    gapFifoReal: '入队和弹出数的都是条目：每个增量，以及一次全量同步的一个 ReplacedAll、一次重新同步的一个 SyncAll、一个书签的一个 Bookmark；一批按其中的增量计数。条目按到达顺序离开：入队 = 弹出 + 队列深度。',
+    gapTombstones: '从全量同步而不是从监听事件得知的删除（即总结里的墓碑）：增量队列（DeltaFIFO）放入一个墓碑；今天的 ReplacedAll 发现列表里已没有这个键',
+    gapReflectorEvents: '这个反射器处理的监听事件；不含流式列举的初始事件和书签。下面的“监听事件总数”数的是两个通知器解码的每一帧，和总结一样。',
+    gapRelists: '全量同步：每个通知器第一次之后的列举（在 410 过期或失败之后）；监听重连：每个通知器第一次之后的监听，流式列举也算一个。总结也是这样数的。',
+    gapQueue: '入队次数：放进队列的键；事件去重：键已在等待、或正在处理时又被加入。一次调谐就回应了它们全部：调谐次数远少于事件处理器的入队次数。',
+    gapRetries: '带着限速器的延迟放回队列的调谐：一次失败，或者本地缓存还没跟上控制器自己的写入（即总结里的 retries；cacheWaits 是后一种）',
+    gapTotal: '两个通知器解码的每一个监听帧，包括书签和流式列举的初始事件：即总结里收到的监听事件'
   }
 };
 
@@ -63,6 +83,9 @@ const MAX_LOG = 1500;
 let logEvents = [];
 let filterKey = '';
 let filterEvents = null; // the server's kept events about filterKey, then live ones
+let lastResult = null; // what the last button did, in both languages
+let tourPlans = null; // GET /api/tour: the tour in each language
+let tourAsked = false;
 
 function applyLang() {
   document.documentElement.lang = lang === 'zh' ? 'zh-CN' : 'en';
@@ -70,7 +93,46 @@ function applyLang() {
   $('lang-en').classList.toggle('active', lang === 'en');
   $('lang-zh').classList.toggle('active', lang === 'zh');
   document.title = t('title');
+  showResult();
+  renderTour();
   if (latest) render(latest);
+}
+
+// showResult says what the last button did, in the page's language.
+function showResult() {
+  if (!lastResult) return;
+  const r = lastResult;
+  $('fault-result').textContent = (lang === 'zh' ? (r.did_zh || r.error_zh) : (r.did || r.error)) || r.status;
+}
+
+// loadTour fetches the tour, once it is printed (503 until then).
+async function loadTour() {
+  if (tourPlans || tourAsked) return;
+  tourAsked = true;
+  try {
+    const r = await fetch('api/tour');
+    if (r.ok) tourPlans = await r.json();
+  } catch (err) {
+    // asked again with the next snapshot
+  }
+  tourAsked = false;
+  renderTour();
+}
+
+// renderTour draws the "Try this" panel: the terminal's tour, step by step.
+function renderTour() {
+  const p = tourPlans && (tourPlans[lang] || tourPlans.en);
+  $('tour-chaos').textContent = p ? p.chaosOff : t('tourWaiting');
+  $('tour').replaceChildren(...(p ? p.steps : []).map((step) => {
+    const li = el('li', '', step.title);
+    for (const l of step.lines) {
+      const d = el('div', 'cmd');
+      d.append(el('code', '', l.cmd));
+      if (l.note) d.append(el('span', 'hint', ' ' + l.note));
+      li.append(d);
+    }
+    return li;
+  }));
 }
 
 function el(tag, cls, text) {
@@ -80,12 +142,13 @@ function el(tag, cls, text) {
   return e;
 }
 
-function row(label, value, id) {
+function row(label, value, id, title) {
   const r = el('div', 'row');
   r.append(el('span', '', label));
   const b = el('b', '', String(value));
   if (id) b.id = id;
   r.append(b);
+  if (title) r.title = title; // why two numbers differ, on hover
   return r;
 }
 
@@ -123,20 +186,22 @@ function render(s) {
     const pr = el('div', 'row');
     pr.append(el('span', '', t('phase')));
     const ph = el('span', 'phase ' + (r.phase || '').replace(/ /g, '-'), t(r.phase || 'none') + (r.backoff ? ' ' + r.backoff : ''));
-    ph.title = r.reason || '';
+    ph.title = (lang === 'zh' ? r.whyZH : r.why) || '';
     pr.append(ph);
-    refl.append(pr, row(t('lastRV'), r.lastRV || '-'), row(t('relists'), r.relists), row(t('watchRestarts'), r.watchRestarts), row(t('events'), r.events));
+    refl.append(pr, row(t('lastRV'), r.lastRV || '-'), row(t('relists'), r.relists, '', t('gapRelists')),
+      row(t('watchRestarts'), r.watchRestarts, '', t('gapRelists')), row(t('events'), r.events, '', t('gapReflectorEvents')));
   }
   $('relists').textContent = relists;
   $('watch-restarts').textContent = restarts;
   // DeltaFIFO
   const fifos = $('fifos');
   fifos.replaceChildren();
+  const gap = t(today ? 'gapFifoReal' : 'gapFifoDelta');
   for (const f of s.fifos || []) {
-    fifos.append(el('div', 'res', f.resource), row(t('depth'), f.depth), bar(f.depth, 20),
-      row(t('queued'), f.queued), row(t('popped'), f.popped));
-    if (today) fifos.append(row(t('replacedAll'), f.replacedAll), row(t('batches'), f.batches));
-    else fifos.append(row(t('tombstones'), f.tombstones));
+    fifos.append(el('div', 'res', f.resource), row(t('depth'), f.depth, '', gap), bar(f.depth, 20),
+      row(t('queued'), f.queued, '', gap), row(t('popped'), f.popped, '', gap));
+    if (today) fifos.append(row(t('replacedAll'), f.replacedAll), row(t('batches'), f.batches, '', gap));
+    fifos.append(row(t('tombstones'), f.tombstones, '', t('gapTombstones')));
   }
   // Indexer and handlers
   const caches = $('caches');
@@ -155,13 +220,18 @@ function render(s) {
   $('q-depth').textContent = q.depth; $('q-inflight').textContent = q.inFlight; $('q-adds').textContent = q.adds;
   $('q-deduped').textContent = q.deduped; $('q-retries').textContent = q.retries;
   $('q-latency').textContent = q.latencyAvg || '-'; $('q-work').textContent = q.workAvg || '-';
-  $('q-delays').replaceChildren(...(q.delays && q.delays.length ? q.delays.map((d) => el('li', '', d.key + ' · #' + d.retry + ' · ' + d.delay)) : [el('li', 'hint', t('noDelays'))]));
+  $('q-delays').replaceChildren(...(q.delays && q.delays.length ? q.delays.map((d) => el('li', '', d.key + ' · ' + t('retryN').replace('{n}', d.retry) + ' · ' + d.delay)) : [el('li', 'hint', t('noDelays'))]));
+  for (const id of ['q-adds', 'q-deduped']) $(id).parentElement.title = t('gapQueue');
+  $('c-failures').parentElement.title = t('gapRetries');
+  $('events-total').title = t('gapTotal');
+  $('relists').title = t('gapRelists');
   // Controller
   const c = s.controller;
   $('c-reconciles').textContent = c.reconciles; $('c-failures').textContent = c.failures;
   $('c-created').textContent = c.podsCreated; $('c-deleted').textContent = c.podsDeleted;
   $('rs-desired').textContent = c.desired; $('rs-current').textContent = c.current; $('rs-ready').textContent = c.ready;
-  $('c-last').textContent = c.lastFound ? t('last') + ': ' + c.lastFound + ' → ' + c.lastDid : '';
+  const zh = lang === 'zh';
+  $('c-last').textContent = c.lastFound ? t('last') + (zh ? '：' : ': ') + (zh ? c.lastFoundZH : c.lastFound) + ' → ' + (zh ? c.lastDidZH : c.lastDid) : '';
   // Rates
   const rates = $('rates');
   rates.replaceChildren();
@@ -253,6 +323,7 @@ function connect() {
     $('conn').className = 'conn on';
     render(s);
     addEvents(s.events);
+    loadTour();
     if (s.skipped) $('log-note').textContent = s.skipped + ' ' + t('skipped');
   });
   es.addEventListener('end', () => {
@@ -274,8 +345,9 @@ document.addEventListener('DOMContentLoaded', () => {
     res.textContent = '…';
     try {
       const r = await fetch('api/fault/' + b.dataset.fault, { method: 'POST', headers: { 'X-Kinformer': '1' } });
-      const body = await r.json();
-      res.textContent = body.did || body.error || r.statusText;
+      lastResult = await r.json();
+      lastResult.status = r.statusText;
+      showResult();
     } catch (err) {
       res.textContent = String(err);
     }
