@@ -59,6 +59,7 @@ func (d *webDriver) attr(css, name string) string {
 // saveScreenshot writes what the browser shows to path.
 func (d *webDriver) saveScreenshot(path string) {
 	d.t.Helper()
+	d.script(`window.scrollTo(0, 0); return null;`, nil) // a click may have scrolled the page
 	var b64 string
 	d.must(http.MethodGet, "/screenshot", nil, &b64)
 	png, err := base64.StdEncoding.DecodeString(b64)
