@@ -101,14 +101,8 @@ func (s *Server) createLocked(tx *recordTx, r *resource, ns string, obj map[stri
 		return nil, errUnknownResource() // its CRD went since the request looked it up
 	}
 	if r.Namespaced {
-		nsRec, _, err := tx.Get(storageKey(namespacesResource(), "", ns))
-		if err != nil {
-			return nil, errNamespaceNotFound(ns)
-		}
-		if valueAt(nsRec.object(), "metadata", "deletionTimestamp") != nil {
-			return nil, newStatus(403, api.StatusReasonForbidden,
-				fmt.Sprintf("%s %q is forbidden: unable to create new content in namespace %s because it is being terminated", r.GroupResource(), stringAt(meta, "name"), ns),
-				qualifiedDetails(r, stringAt(meta, "name")))
+		if st := s.namespaceWritableLocked(tx, r, ns, stringAt(meta, "name")); st != nil {
+			return nil, st
 		}
 	}
 	exists := func(name string) bool {
@@ -141,6 +135,21 @@ func (s *Server) createLocked(tx *recordTx, r *resource, ns string, obj map[stri
 		return nil, errAlreadyExists(r, name)
 	}
 	return rec, nil
+}
+
+// namespaceWritableLocked is create's check of the namespace an object goes
+// into: it exists, and is not being deleted.
+func (s *Server) namespaceWritableLocked(tx *recordTx, r *resource, ns, name string) *api.Status {
+	nsRec, _, err := tx.Get(storageKey(namespacesResource(), "", ns))
+	if err != nil {
+		return errNamespaceNotFound(ns)
+	}
+	if valueAt(nsRec.object(), "metadata", "deletionTimestamp") != nil {
+		return newStatus(403, api.StatusReasonForbidden,
+			fmt.Sprintf("%s %q is forbidden: unable to create new content in namespace %s because it is being terminated", r.GroupResource(), name, ns),
+			qualifiedDetails(r, name))
+	}
+	return nil
 }
 
 // checkCreateResourceVersion is the storage layer's check of a new object's

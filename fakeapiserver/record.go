@@ -36,7 +36,7 @@ type record struct {
 	rv     uint64
 	raw    []byte // the whole object as the client sent it, plus server-set fields, encoded once, served to every reader
 	labels map[string]string
-	fields api.Fields
+	fields []string // the values of res.Fields, in order (fieldSet)
 }
 
 // UID and Bytes make a record a storage.Object.
@@ -100,18 +100,25 @@ func (rec *record) storageKey() string { return storageKey(rec.res, rec.ns, rec.
 func newRecord(r *resource, obj map[string]any, rv uint64) *record {
 	meta := ensureMap(obj, "metadata")
 	meta["resourceVersion"] = strconv.FormatUint(rv, 10)
-	ns, name := stringAt(meta, "namespace"), stringAt(meta, "name")
+	key, ns, name := recordKey(stringAt(meta, "namespace"), stringAt(meta, "name"))
 	return &record{
 		res:    r,
-		key:    objectKey(ns, name),
+		key:    key,
 		ns:     ns,
 		name:   name,
 		uid:    stringAt(meta, "uid"),
 		rv:     rv,
 		raw:    encodeObject(obj),
 		labels: stringMap(meta["labels"]),
-		fields: r.fieldsOf(obj),
+		fields: r.fieldValues(obj),
 	}
+}
+
+// recordKey is objectKey(ns, name), and ns and name as parts of it: one
+// string for the three.
+func recordKey(ns, name string) (key, keyNS, keyName string) {
+	key = objectKey(ns, name)
+	return key, key[:len(ns)], key[len(key)-len(name):]
 }
 
 // withRV returns a copy of rec stamped with another resourceVersion: the
