@@ -25,7 +25,8 @@ import (
 // metadata.uid and, for a namespaced resource, metadata.namespace (which
 // must exist). The server stamps only metadata.resourceVersion (each object
 // takes the next one, in order); nothing is defaulted, admitted or
-// validated beyond the object's syntax, its name and its labels.
+// validated beyond the object's syntax and its name (not even its labels'
+// keys: their regular expressions cost as much as reading the object).
 // An object whose key holds nothing is added (watches see ADDED); one
 // whose key holds an object with the same uid replaces it (MODIFIED);
 // another uid there is refused. The objects are one transaction: all are
@@ -141,14 +142,17 @@ func readOneLoaded(r *resource, want loadWant, raw []byte) (loadedObject, error)
 	if r.Namespaced != (ns != "") {
 		causes = append(causes, invalid("metadata.namespace", ns, "a namespaced object needs one, any other none"))
 	}
-	causes = append(causes, validateStringMap(meta["labels"], "metadata.labels", true)...)
 	if len(causes) > 0 {
 		return loadedObject{}, errInvalid(r.Kind, r.Group, name, causes)
+	}
+	labels, _ := meta["labels"].(map[string]string)
+	if len(labels) == 0 {
+		labels = nil
 	}
 	key, ns, name := recordKey(ns, name)
 	return loadedObject{view: v, rec: &record{
 		res: r, key: key, ns: ns, name: name, uid: uid, raw: raw,
-		labels: stringMap(meta["labels"]), fields: r.fieldValues(v.obj),
+		labels: labels, fields: r.fieldValues(v.obj),
 	}}, nil
 }
 

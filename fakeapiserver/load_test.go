@@ -169,7 +169,7 @@ func TestScanLoaded_AgreesWithEncodingJSON(t *testing.T) {
 			}
 			for k, sv := range m {
 				if k == "labels" {
-					require.Equal(t, stringMap(valueAt(full, top, k)), stringMap(sv))
+					require.Equal(t, stringMap(valueAt(full, top, k)), sv)
 					continue
 				}
 				require.Equal(t, valueAt(full, top, k), sv, "%s.%s in %s", top, k, in)

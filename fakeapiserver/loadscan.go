@@ -24,8 +24,8 @@ type loadView struct {
 	// decoded one: the scalar members of the top level (kind, apiVersion),
 	// the members of top-level objects that loadWant names if they are
 	// scalars (metadata.name, spec.nodeName, status.phase: every
-	// selectable field of a built-in kind is one), and metadata.labels.
-	// Nothing else.
+	// selectable field of a built-in kind is one), and metadata.labels (a
+	// map[string]string of its string members). Nothing else.
 	obj map[string]any
 	// metaOpen is the offset of the '{' of metadata; metaEmpty: it has no
 	// member.
@@ -114,15 +114,9 @@ func (sc *scanner) scalars(v *loadView, want map[string]bool, metadata bool) (ma
 		start := sc.i
 		isRV := metadata && string(key) == "resourceVersion"
 		if metadata && string(key) == "labels" && sc.peek() == '{' {
-			if err := sc.value(2); err != nil {
-				return err
-			}
-			var labels map[string]any
-			if err := json.Unmarshal(sc.b[start:sc.i], &labels); err != nil {
-				return err
-			}
+			labels, err := sc.labels()
 			m["labels"] = labels
-			return nil
+			return err
 		}
 		if !want[string(key)] && !isRV {
 			delete(m, string(key)) // a repeated key replaces the first
@@ -140,6 +134,27 @@ func (sc *scanner) scalars(v *loadView, want map[string]bool, metadata bool) (ma
 		return err
 	})
 	return m, empty, err
+}
+
+// labels reads metadata.labels: its string members (stringMap keeps no
+// other kind).
+func (sc *scanner) labels() (map[string]string, error) {
+	labels := map[string]string{}
+	err := sc.members(func(key []byte) error {
+		start := sc.i
+		if sc.peek() != '"' {
+			delete(labels, string(key))
+			return sc.value(3)
+		}
+		escaped, err := sc.str()
+		if err != nil {
+			return err
+		}
+		val, err := unquote(sc.b[start:sc.i], escaped)
+		labels[string(key)] = val
+		return err
+	})
+	return labels, err
 }
 
 // scanner steps through JSON, checking it as encoding/json's scanner does.
@@ -259,7 +274,7 @@ func (sc *scanner) value(depth int) error {
 	}
 	switch c := sc.peek(); {
 	case c == '{':
-		return sc.members(func([]byte) error { return sc.value(depth + 1) })
+		return sc.skipObject(depth)
 	case c == '[':
 		sc.i++
 		if sc.peek() == ']' {
@@ -293,6 +308,40 @@ func (sc *scanner) value(depth int) error {
 		return sc.number()
 	}
 	return sc.syntax("looking for beginning of value")
+}
+
+// skipObject steps over an object at sc.i ('{'): members without the
+// callback, for the objects nobody reads (most of a pod).
+func (sc *scanner) skipObject(depth int) error {
+	sc.i++ // '{'
+	if sc.peek() == '}' {
+		sc.i++
+		return nil
+	}
+	for {
+		if sc.peek() != '"' {
+			return sc.syntax("looking for beginning of object key string")
+		}
+		if _, err := sc.str(); err != nil {
+			return err
+		}
+		if sc.peek() != ':' {
+			return sc.syntax("after object key")
+		}
+		sc.i++
+		if err := sc.value(depth + 1); err != nil {
+			return err
+		}
+		switch sc.peek() {
+		case ',':
+			sc.i++
+		case '}':
+			sc.i++
+			return nil
+		default:
+			return sc.syntax("after object key:value pair")
+		}
+	}
 }
 
 func (sc *scanner) literal(lit string) error {
@@ -399,8 +448,10 @@ func (sc *scanner) str() (escaped bool, err error) {
 // and "a byte equal to c" in a word: exact for whether any byte matches).
 func strNeedsLook(w uint64) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	below := func(x uint64, n uint64) uint64 { return (x - ones*n) & ^x & highs }
-	return below(w, 0x20)|below(w^(ones*'"'), 1)|below(w^(ones*'\\'), 1) != 0
+	control := (w - ones*0x20) & ^w
+	quote := w ^ (ones * '"')
+	backslash := w ^ (ones * '\\')
+	return (control|(quote-ones) & ^quote|(backslash-ones) & ^backslash)&highs != 0
 }
 
 func isHex(c byte) bool {
