@@ -451,7 +451,7 @@ func strNeedsLook(w uint64) bool {
 	control := (w - ones*0x20) & ^w
 	quote := w ^ (ones * '"')
 	backslash := w ^ (ones * '\\')
-	return (control|(quote-ones) & ^quote|(backslash-ones) & ^backslash)&highs != 0
+	return (control | (quote-ones) & ^quote | (backslash-ones) & ^backslash)&highs != 0
 }
 
 func isHex(c byte) bool {
