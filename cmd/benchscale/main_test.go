@@ -54,6 +54,7 @@ func TestPodTemplate_UpdatesAreTheSamePodRestarted(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &again))
 	require.Equal(t, "web-7d9f8b6c5d-0012345", first.Name)
 	require.Equal(t, "node-2345", first.Spec.NodeName)
+	require.Equal(t, fmt.Sprintf("%08x-6dde-4e82-83f3-%012x", 12_345, 12_345*7919), first.UID)
 	require.Equal(t, first.ObjectMeta, again.ObjectMeta)
 	require.Contains(t, string(a), `"restartCount":0`)
 	require.Contains(t, string(b), `"restartCount":2`)
