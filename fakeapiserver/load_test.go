@@ -17,7 +17,7 @@ import (
 // realisticPod is pod i as bench/testdata/pod.json has it (a Running
 // Deployment pod as a 1.36 server sends it), on node-(i%3), with no
 // resourceVersion yet.
-func realisticPod(t *testing.T, i int) []byte {
+func realisticPod(t testing.TB, i int) []byte {
 	t.Helper()
 	tmpl, err := os.ReadFile("../bench/testdata/pod.json")
 	require.NoError(t, err)
