@@ -63,13 +63,14 @@ func (s *Server) Load(resource string, objects [][]byte) (string, error) {
 			rec.rv = tx.NextRev()
 			rec.raw = stampLoaded(rec.raw, &l.view, rec.rv)
 			key := rec.storageKey()
-			if _, _, err := tx.Get(key); err == nil {
-				err = tx.Update(key, rec, storage.Preconditions{UID: rec.uid})
+			var werr error
+			if _, _, gerr := tx.Get(key); gerr == nil {
+				werr = tx.Update(key, rec, storage.Preconditions{UID: rec.uid})
 			} else {
-				err = tx.Create(key, rec)
+				werr = tx.Create(key, rec)
 			}
-			if err != nil { // checked above: cannot happen
-				return fmt.Errorf("fakeapiserver: loading %s %s: %w", r.Kind, rec.key, err)
+			if werr != nil { // checked above: cannot happen
+				return fmt.Errorf("fakeapiserver: loading %s %s: %w", r.Kind, rec.key, werr)
 			}
 			rev = rec.rv
 		}
