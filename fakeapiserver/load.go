@@ -58,6 +58,7 @@ func (s *Server) Load(resource string, objects [][]byte) (string, error) {
 		if err := s.checkLoadedLocked(tx, r, loaded); err != nil {
 			return err
 		}
+		rev = tx.NextRev() - 1 // nothing to load: the version now
 		for _, l := range loaded {
 			rec := l.rec
 			rec.rv = tx.NextRev()

@@ -121,6 +121,9 @@ func TestLoad_RefusesAllOrNothing(t *testing.T) {
 			require.Error(t, err, "not even the good object")
 		})
 	}
+	rv, err := e.srv.Load("pods", nil)
+	require.NoError(t, err)
+	require.Equal(t, before, rv, "nothing loaded: the version as it is")
 	_, err = e.srv.Load("customresourcedefinitions", nil)
 	require.ErrorContains(t, err, "create them")
 	_, err = e.srv.Load("nothings", nil)
