@@ -128,7 +128,7 @@ func measure(ctx context.Context, cfg config, pipeline informer.Pipeline, stderr
 	defer cancel()
 	r := &result{cfg: cfg, podBytes: len(newPodTemplate().appendPod(nil, 0, 0)), selfPID: os.Getpid()}
 	fmt.Fprintf(stderr, "benchscale: seeding the server with %s pods ...\n", thousands(int64(cfg.pods)))
-	srv, err := startServer(serverConfig{pods: cfg.pods, batch: cfg.batch, cpuProfile: cfg.serverCPUProfile}, stderr)
+	srv, err := startServer(ctx, serverConfig{pods: cfg.pods, batch: cfg.batch, cpuProfile: cfg.serverCPUProfile}, stderr)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ func measure(ctx context.Context, cfg config, pipeline informer.Pipeline, stderr
 	cpu1, srvCPU1 = cpus(r.selfPID, r.serverPID)
 	start = time.Now()
 	if target > 0 {
-		applied, err := srv.update(cfg.updates)
+		applied, err := srv.update(ctx, cfg.updates)
 		if err != nil {
 			return nil, err
 		}
@@ -259,7 +259,7 @@ type serverProcess struct {
 // until it has seeded its pods and listens. The server ends when told to
 // (stop), or when its stdin closes: when this process ends, however it
 // ends.
-func startServer(cfg serverConfig, stderr io.Writer) (*serverProcess, error) {
+func startServer(ctx context.Context, cfg serverConfig, stderr io.Writer) (*serverProcess, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding this program to start the server: %w", err)
@@ -287,7 +287,7 @@ func startServer(cfg serverConfig, stderr io.Writer) (*serverProcess, error) {
 		}
 		_ = cmd.Wait()
 	}()
-	f, err := p.answer("ready", 3)
+	f, err := p.answer(ctx, "ready", 3)
 	if err != nil {
 		p.stop()
 		return nil, err
@@ -304,8 +304,10 @@ func startServer(cfg serverConfig, stderr io.Writer) (*serverProcess, error) {
 }
 
 // answer waits for the server's next line, which must be word and n fields.
-func (p *serverProcess) answer(word string, n int) ([]string, error) {
+func (p *serverProcess) answer(ctx context.Context, word string, n int) ([]string, error) {
 	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	case line := <-p.lines:
 		f := strings.Fields(line)
 		if len(f) != n+1 || f[0] != word {
@@ -319,11 +321,11 @@ func (p *serverProcess) answer(word string, n int) ([]string, error) {
 
 // update asks for n updates and returns how long the server took to make
 // them (the informer may still be handling the last ones).
-func (p *serverProcess) update(n int) (time.Duration, error) {
+func (p *serverProcess) update(ctx context.Context, n int) (time.Duration, error) {
 	if _, err := fmt.Fprintf(p.stdin, "update %d\n", n); err != nil {
 		return 0, fmt.Errorf("asking the server for updates: %w", err)
 	}
-	f, err := p.answer("updated", 2)
+	f, err := p.answer(ctx, "updated", 2)
 	if err != nil {
 		return 0, err
 	}
@@ -331,18 +333,27 @@ func (p *serverProcess) update(n int) (time.Duration, error) {
 	return time.Duration(ns), err
 }
 
-// stop ends the server process and waits for it.
+// stop ends the server process and waits for it: it is asked to quit,
+// which it does between two loads; one that has not within stopWait (a
+// load of a million objects under way) is killed.
 func (p *serverProcess) stop() {
 	_, _ = io.WriteString(p.stdin, "quit\n")
 	_ = p.stdin.Close()
+	kill := time.NewTimer(stopWait)
+	defer kill.Stop()
 	for {
 		select {
 		case <-p.exited:
 			return
 		case <-p.lines: // nothing more is waited for
+		case <-kill.C:
+			_ = p.cmd.Process.Kill()
 		}
 	}
 }
+
+// stopWait is how long stop lets the server end on its own.
+const stopWait = 10 * time.Second
 
 // errServerGone: the server's process ended before it answered.
 var errServerGone = errors.New("the server process ended before it answered")

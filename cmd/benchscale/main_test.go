@@ -79,3 +79,12 @@ func TestRun_RefusesBadFlags(t *testing.T) {
 		require.Error(t, err, strings.Join(args, " "))
 	}
 }
+
+// A run whose context ends stops, and takes its server process with it
+// (stop waits for it to exit).
+func TestRun_EndsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	err := run(ctx, []string{"-pods", "1000", "-updates", "10", "-batch", "100"}, new(bytes.Buffer), new(syncbuf.Buffer))
+	require.ErrorIs(t, err, context.Canceled)
+}

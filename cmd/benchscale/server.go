@@ -83,7 +83,7 @@ func serveMain(ctx context.Context, args []string, stdin io.Reader, stdout io.Wr
 
 	base := liveHeap()
 	start := time.Now()
-	if err := seed(srv, tmpl, cfg); err != nil {
+	if err := seed(ctx, srv, tmpl, cfg); err != nil {
 		return err
 	}
 	seeded := time.Since(start)
@@ -150,10 +150,13 @@ func liveHeap() int64 {
 
 // seed loads the pods, a batch at a time (Load keeps none of the bytes it
 // is given, so one buffer serves every batch).
-func seed(srv *fakeapiserver.Server, tmpl podTemplate, cfg serverConfig) error {
+func seed(ctx context.Context, srv *fakeapiserver.Server, tmpl podTemplate, cfg serverConfig) error {
 	var buf []byte
 	objs := make([][]byte, 0, cfg.batch)
 	for first := 0; first < cfg.pods; first += cfg.batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		buf, objs = buf[:0], objs[:0]
 		for i := first; i < min(first+cfg.batch, cfg.pods); i++ {
 			start := len(buf)
