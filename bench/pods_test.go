@@ -1,12 +1,3 @@
-// Package bench measures the informer pipeline end to end, today's
-// informer beside the articles' (informer.Today, informer.Articles), on
-// prebuilt server bytes (a LIST, a watch, or a streaming list:
-// server_test.go), beside bare decoding loops as yardsticks, and each stage
-// of the pipeline alone. It has only tests and benchmarks:
-//
-//	go test ./bench -run '^$' -bench . -benchmem -benchtime 2x
-//
-// docs/performance.md explains the numbers; `make bench` runs everything.
 package bench
 
 import (

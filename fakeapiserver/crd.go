@@ -390,7 +390,7 @@ func crdRowChange(served []*resource, crdName string, crd map[string]any) (old, 
 // beforeRemoveLocked).
 func (s *Server) onCommit(tx *recordTx, ev *storage.Event[*record]) {
 	if ev.Type != storage.Deleted && isCRDRow(ev.Value.res) {
-		s.crdChangingLocked(tx, ev.Value.name, ev.Value.obj)
+		s.crdChangingLocked(tx, ev.Value.name, ev.Value.object())
 	}
 }
 
@@ -432,7 +432,7 @@ func (s *Server) crdChangingLocked(tx *recordTx, name string, crd map[string]any
 
 // rekey re-makes a record of a rebuilt row for the new one.
 func rekey(rec *record, r *resource) *record {
-	obj := copyObject(rec.obj)
+	obj := rec.object()
 	obj["apiVersion"] = r.GroupVersion()
 	return newRecord(r, obj, rec.rv)
 }

@@ -52,7 +52,9 @@
 //     transaction), patchrender.go, jsonobj.go (objects as JSON, so fields
 //     kinformer's typed structs lack survive a round trip), durable.go
 //     (Open, RestartStore: recovered values decoded, CRDs first), goapi.go
-//     and seed.go (the Go API, which acts on the registry as HTTP does).
+//     and seed.go (the Go API, which acts on the registry as HTTP does),
+//     load.go and loadscan.go (Load, the bulk path: objects stored as they
+//     are, read in one pass; a seam the reader of the write path can skip).
 //   - HTTP: server.go (Options, Server), handler.go (routing), list.go
 //     (list with selectors, paging with continue tokens over one snapshot,
 //     get), options.go (the resourceVersion rules: most recent, any,

@@ -79,7 +79,7 @@ func errStorageUIDPrecondition(existing *record, uid string) *api.Status {
 	key := "/registry/" + r.Name + "/" + existing.key // built-in kinds: no group in the etcd key
 	return newStatus(http.StatusConflict, api.StatusReasonConflict,
 		fmt.Sprintf("Operation cannot be fulfilled on %s %q: StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s",
-			r.GroupResource(), existing.name, key, uid, stringAt(mapAt(existing.obj, "metadata"), "uid")),
+			r.GroupResource(), existing.name, key, uid, existing.uid),
 		qualifiedDetails(r, existing.name))
 }
 
@@ -252,7 +252,7 @@ func deletedStatus(rec *record) []byte {
 		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   api.StatusSuccess,
 		Details: &api.StatusDetails{Name: rec.name, Group: rec.res.Group, Kind: rec.res.Name,
-			UID: stringAt(mapAt(rec.obj, "metadata"), "uid")},
+			UID: rec.uid},
 	}
 	b, _ := json.Marshal(st)
 	return b

@@ -53,14 +53,15 @@ func podGracePeriod(obj map[string]any, requested *int64) int64 {
 // has checked the preconditions.
 func (s *Server) gracefulDeleteLocked(tx *recordTx, existing *record, opts deleteOptions) *record {
 	r := existing.res
-	meta := mapAt(existing.obj, "metadata")
+	old := existing.object()
+	meta := mapAt(old, "metadata")
 	finalizers := len(stringList(meta["finalizers"])) > 0
 	requested := opts.gracePeriod
 	if requested != nil && *requested < 0 {
 		one := int64(1)
 		requested = &one
 	}
-	next := copyObject(existing.obj)
+	next := copyObject(old)
 	nextMeta := mapAt(next, "metadata")
 	var period int64
 	if ts, ok := meta["deletionTimestamp"].(string); ok && ts != "" {
@@ -82,7 +83,7 @@ func (s *Server) gracefulDeleteLocked(tx *recordTx, existing *record, opts delet
 			nextMeta["deletionTimestamp"] = t.UTC().Format(time.RFC3339)
 		}
 	} else {
-		period = podGracePeriod(existing.obj, requested)
+		period = podGracePeriod(old, requested)
 		nextMeta["deletionTimestamp"] = s.clock.Now().Add(time.Duration(period) * time.Second).UTC().Format(time.RFC3339)
 		if r.HasGeneration && intAt(meta, "generation") > 0 {
 			nextMeta["generation"] = jsonInt(intAt(meta, "generation") + 1)
@@ -111,7 +112,8 @@ func (s *Server) gracefulDeleteLocked(tx *recordTx, existing *record, opts delet
 // the real server then answers the object as stored.
 func (s *Server) dryRunDeleteLocked(existing *record) *record {
 	r := existing.res
-	meta := mapAt(existing.obj, "metadata")
+	next := existing.object()
+	meta := mapAt(next, "metadata")
 	if meta["deletionTimestamp"] != nil {
 		return existing
 	}
@@ -119,7 +121,6 @@ func (s *Server) dryRunDeleteLocked(existing *record) *record {
 	if !isNamespace && len(stringList(meta["finalizers"])) == 0 {
 		return existing
 	}
-	next := copyObject(existing.obj)
 	nextMeta := mapAt(next, "metadata")
 	nextMeta["deletionTimestamp"] = s.now()
 	if isNamespace {

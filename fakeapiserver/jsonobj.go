@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"sync"
 )
 
 // The server keeps every object as decoded JSON (map[string]any, numbers as
@@ -98,12 +99,22 @@ func init() {
 	}
 }
 
-// encodeObject writes v as compact JSON with keys in keyOrder.
+// encodeObject writes v as compact JSON with keys in keyOrder. The bytes
+// are exactly as long as the JSON: a record keeps them for as long as the
+// object lives, and a buffer grown by doubling is up to twice as long
+// (encodeBuffers lends the buffer it is written in).
 func encodeObject(v any) []byte {
-	var buf bytes.Buffer
-	writeJSON(&buf, v)
-	return buf.Bytes()
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	writeJSON(buf, v)
+	out := bytes.Clone(buf.Bytes())
+	if buf.Cap() <= maxObjectBytes {
+		encodeBuffers.Put(buf)
+	}
+	return out
 }
+
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func writeJSON(buf *bytes.Buffer, v any) {
 	switch x := v.(type) {

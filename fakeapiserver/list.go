@@ -228,10 +228,13 @@ func (s *Server) renderList(r *resource, out output, meta api.ListMeta, items []
 }
 
 // partialObject is the metadata-only form of an object.
-func partialObject(rec *record) []byte {
+func partialObject(rec *record) []byte { return partialObjectOf(rec.object()) }
+
+// partialObjectOf is the metadata-only form of an object already decoded.
+func partialObjectOf(obj map[string]any) []byte {
 	return encodeObject(map[string]any{
 		"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
-		"metadata": rec.obj["metadata"],
+		"metadata": obj["metadata"],
 	})
 }
 

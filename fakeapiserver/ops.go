@@ -101,14 +101,8 @@ func (s *Server) createLocked(tx *recordTx, r *resource, ns string, obj map[stri
 		return nil, errUnknownResource() // its CRD went since the request looked it up
 	}
 	if r.Namespaced {
-		nsRec, _, err := tx.Get(storageKey(namespacesResource(), "", ns))
-		if err != nil {
-			return nil, errNamespaceNotFound(ns)
-		}
-		if valueAt(nsRec.obj, "metadata", "deletionTimestamp") != nil {
-			return nil, newStatus(403, api.StatusReasonForbidden,
-				fmt.Sprintf("%s %q is forbidden: unable to create new content in namespace %s because it is being terminated", r.GroupResource(), stringAt(meta, "name"), ns),
-				qualifiedDetails(r, stringAt(meta, "name")))
+		if st := s.namespaceWritableLocked(tx, r, ns, stringAt(meta, "name")); st != nil {
+			return nil, st
 		}
 	}
 	exists := func(name string) bool {
@@ -141,6 +135,21 @@ func (s *Server) createLocked(tx *recordTx, r *resource, ns string, obj map[stri
 		return nil, errAlreadyExists(r, name)
 	}
 	return rec, nil
+}
+
+// namespaceWritableLocked is create's check of the namespace an object goes
+// into: it exists, and is not being deleted.
+func (s *Server) namespaceWritableLocked(tx *recordTx, r *resource, ns, name string) *api.Status {
+	nsRec, _, err := tx.Get(storageKey(namespacesResource(), "", ns))
+	if err != nil {
+		return errNamespaceNotFound(ns)
+	}
+	if valueAt(nsRec.object(), "metadata", "deletionTimestamp") != nil {
+		return newStatus(403, api.StatusReasonForbidden,
+			fmt.Sprintf("%s %q is forbidden: unable to create new content in namespace %s because it is being terminated", r.GroupResource(), name, ns),
+			qualifiedDetails(r, name))
+	}
+	return nil
 }
 
 // checkCreateResourceVersion is the storage layer's check of a new object's
@@ -224,7 +233,7 @@ func (s *Server) updateLocked(tx *recordTx, existing *record, subresource string
 		}
 	}
 
-	old := existing.obj
+	old := existing.object()
 	oldMeta := mapAt(old, "metadata")
 	next := obj
 	switch subresource {
@@ -356,7 +365,8 @@ func (s *Server) patchObject(r *resource, ns, name, subresource string, pt Patch
 // patchLocked is patchObject inside the storage transaction.
 func (s *Server) patchLocked(tx *recordTx, existing *record, subresource string, pt PatchType, body []byte, dryRun, strict bool) (*record, *api.Status) {
 	r, ns, name := existing.res, existing.ns, existing.name
-	patched, err := applyPatch(pt, existing.obj, body)
+	old := existing.object()
+	patched, err := applyPatch(pt, old, body)
 	var unknownDirective *patch.UnknownDirectiveError
 	switch {
 	case err == nil:
@@ -385,10 +395,10 @@ func (s *Server) patchLocked(tx *recordTx, existing *record, subresource string,
 		}
 		return nil, errBadRequest("%v", err)
 	}
-	if st := checkPatchedTypeMeta(r, pt, existing.obj, patched, body); st != nil {
+	if st := checkPatchedTypeMeta(r, pt, old, patched, body); st != nil {
 		return nil, st
 	}
-	if st := typeCheckPatched(r, pt, existing.obj, patched, body); st != nil {
+	if st := typeCheckPatched(r, pt, old, patched, body); st != nil {
 		return nil, st
 	}
 	if st := checkPatchedFields(r, pt, patched, body, strict); st != nil {
@@ -413,13 +423,13 @@ func (s *Server) patchLocked(tx *recordTx, existing *record, subresource string,
 // the one the client sent (sentRV), which the dry-run storage leaves as it
 // is.
 func dryRunRecord(r *resource, obj map[string]any, sentRV string) *record {
-	rec := newRecord(r, obj, 0)
+	rec := newRecord(r, obj, 0) // encodes obj: it is not kept
 	if sentRV == "" {
-		delete(mapAt(rec.obj, "metadata"), "resourceVersion")
+		delete(mapAt(obj, "metadata"), "resourceVersion")
 	} else {
-		mapAt(rec.obj, "metadata")["resourceVersion"] = sentRV
+		mapAt(obj, "metadata")["resourceVersion"] = sentRV
 	}
-	rec.raw = encodeObject(rec.obj)
+	rec.raw = encodeObject(obj)
 	return rec
 }
 

@@ -57,7 +57,7 @@ func (s *Server) deleteLocked(tx *recordTx, r *resource, ns, name string, opts d
 	if err != nil {
 		return nil, false, errNotFound(r, name)
 	}
-	meta := mapAt(existing.obj, "metadata")
+	meta := mapAt(existing.object(), "metadata")
 	if uid := opts.preconditionUID; uid != "" && uid != existing.UID() {
 		return nil, false, errPreconditionUID(r, name, uid, existing.UID())
 	}
@@ -98,7 +98,7 @@ func (s *Server) deleteLocked(tx *recordTx, r *resource, ns, name string, opts d
 // finalizer-blocked deletion) and commits it as a MODIFIED event.
 func (s *Server) markDeletingLocked(tx *recordTx, existing *record) *record {
 	r := existing.res
-	next := copyObject(existing.obj)
+	next := existing.object()
 	meta := mapAt(next, "metadata")
 	meta["deletionTimestamp"] = s.now()
 	meta["deletionGracePeriodSeconds"] = jsonInt(0)

@@ -162,7 +162,7 @@ func selectorMessage(err error) string {
 }
 
 func (o *listOptions) matches(rec *record) bool {
-	return o.labels.Matches(rec.labels) && o.fields.Matches(rec.fields)
+	return o.labels.Matches(rec.labels) && (o.fields.Empty() || o.fields.Matches(rec.fieldSet()))
 }
 
 // waitForResourceVersion waits, up to the configured time, for the server to

@@ -1,6 +1,8 @@
 package fakeapiserver
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -18,21 +20,43 @@ import (
 // after it is made: a write makes a new record, so readers and watchers can
 // hold on to old ones without locks. It is the storage.Object the server
 // keeps.
+//
+// A record keeps the object as its JSON (raw), as etcd keeps it, and not
+// decoded: a decoded pod (map[string]any) takes about five times the bytes
+// of its JSON, which a server of a million pods cannot afford
+// (docs/fakeapiserver.md, "Memory per object"). A write that needs the
+// object decodes it (object); everything a read or a watch needs without
+// decoding is kept beside the bytes.
 type record struct {
 	res    *resource
 	key    string // "namespace/name", or "name" for a cluster-scoped object: the key clients know
 	ns     string
 	name   string
+	uid    string
 	rv     uint64
-	obj    map[string]any // the whole object as the client sent it, plus server-set fields
-	raw    []byte         // obj encoded once, served to every reader
+	raw    []byte // the whole object as the client sent it, plus server-set fields, encoded once, served to every reader
 	labels map[string]string
-	fields api.Fields
+	fields []string // the values of res.Fields, in order (fieldSet)
 }
 
 // UID and Bytes make a record a storage.Object.
-func (rec *record) UID() string   { return stringAt(mapAt(rec.obj, "metadata"), "uid") }
+func (rec *record) UID() string   { return rec.uid }
 func (rec *record) Bytes() []byte { return rec.raw }
+
+// object decodes the stored object into a map the caller owns (numbers as
+// json.Number, as every object the server handles). raw is always one
+// valid JSON object (encodeObject's output, or an object Load checked), so
+// decoding it cannot fail; if it ever did, the answer is an empty object
+// rather than a panic.
+func (rec *record) object() map[string]any {
+	dec := json.NewDecoder(bytes.NewReader(rec.raw))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil || obj == nil {
+		return map[string]any{}
+	}
+	return obj
+}
 
 // recordStore is the server's etcd.
 type recordStore = storage.Store[*record]
@@ -71,28 +95,36 @@ func storageKey(r *resource, ns, name string) string {
 
 func (rec *record) storageKey() string { return storageKey(rec.res, rec.ns, rec.name) }
 
-// newRecord stamps obj with rv and indexes it. It takes ownership of obj.
+// newRecord stamps obj with rv, encodes it and indexes it. It takes
+// ownership of obj, which it does not keep.
 func newRecord(r *resource, obj map[string]any, rv uint64) *record {
 	meta := ensureMap(obj, "metadata")
 	meta["resourceVersion"] = strconv.FormatUint(rv, 10)
-	ns, name := stringAt(meta, "namespace"), stringAt(meta, "name")
+	key, ns, name := recordKey(stringAt(meta, "namespace"), stringAt(meta, "name"))
 	return &record{
 		res:    r,
-		key:    objectKey(ns, name),
+		key:    key,
 		ns:     ns,
 		name:   name,
+		uid:    stringAt(meta, "uid"),
 		rv:     rv,
-		obj:    obj,
 		raw:    encodeObject(obj),
 		labels: stringMap(meta["labels"]),
-		fields: r.fieldsOf(obj),
+		fields: r.fieldValues(obj),
 	}
+}
+
+// recordKey is objectKey(ns, name), and ns and name as parts of it: one
+// string for the three.
+func recordKey(ns, name string) (key, keyNS, keyName string) {
+	key = objectKey(ns, name)
+	return key, key[:len(ns)], key[len(key)-len(name):]
 }
 
 // withRV returns a copy of rec stamped with another resourceVersion: the
 // object a DELETED event carries (the storage's Versioner).
 func (rec *record) withRV(rv uint64) *record {
-	return newRecord(rec.res, copyObject(rec.obj), rv)
+	return newRecord(rec.res, rec.object(), rv)
 }
 
 // fail returns st as an error; a nil *api.Status is a nil error (not an

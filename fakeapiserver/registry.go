@@ -214,19 +214,35 @@ func (r *resource) unsupportedFieldMessage(field string) string {
 	return "field label not supported: " + field
 }
 
-// fieldsOf extracts the selectable fields of obj.
-func (r *resource) fieldsOf(obj map[string]any) api.Fields {
-	meta := mapAt(obj, "metadata")
-	f := api.Fields{"metadata.name": stringAt(meta, "name")}
-	if r.Namespaced {
-		f["metadata.namespace"] = stringAt(meta, "namespace")
+// fieldValues are obj's values of r.Fields, in that order; an unset field
+// has its FieldDefaults value. A record keeps them as this slice rather
+// than as api.Fields: a map of a dozen strings for every stored object was
+// a third of what a pod cost beyond its JSON.
+func (r *resource) fieldValues(obj map[string]any) []string {
+	if len(r.Fields) == 0 {
+		return nil
 	}
-	for _, path := range r.Fields {
+	vals := make([]string, len(r.Fields))
+	for i, path := range r.Fields {
 		v := scalarString(valueAt(obj, strings.Split(path, ".")...))
 		if v == "" {
 			v = r.FieldDefaults[path]
 		}
-		f[path] = v
+		vals[i] = v
+	}
+	return vals
+}
+
+// fieldSet is what a field selector reads: the record's selectable fields
+// by name (metadata.name, metadata.namespace, r.Fields and their aliases).
+func (rec *record) fieldSet() api.Fields {
+	r := rec.res
+	f := api.Fields{"metadata.name": rec.name}
+	if r.Namespaced {
+		f["metadata.namespace"] = rec.ns
+	}
+	for i, path := range r.Fields {
+		f[path] = rec.fields[i]
 	}
 	for alias, path := range r.FieldAliases {
 		f[alias] = f[path]

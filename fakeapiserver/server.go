@@ -233,6 +233,18 @@ func (s *Server) DeafWatches(resource string) int {
 	return deaf
 }
 
+// WatchBacklog is the most events an open watch of resource has waiting
+// to be written to its client (a watch is cut off when it has
+// Options.WatchBuffer): Load's callers wait for it to fall before loading
+// more, so that a fast writer does not cut a slow reader off.
+func (s *Server) WatchBacklog(resource string) int {
+	r, err := s.resourceNamed(resource)
+	if err != nil {
+		return 0
+	}
+	return s.store.Backlog(r.keyPrefix())
+}
+
 func (s *Server) watchCounts(resource string) (open, deaf int) {
 	for _, r := range s.servedResources() {
 		if r.Name == resource {

@@ -188,11 +188,12 @@ func (s *Server) renderTable(r *resource, meta api.ListMeta, items []*record) []
 	}
 	now := s.clock.Now()
 	for _, rec := range items {
+		obj := rec.object()
 		cells := make([]any, len(r.Columns))
 		for i, c := range r.Columns {
-			cells[i] = c.Cell(rec.obj, now)
+			cells[i] = c.Cell(obj, now)
 		}
-		table.Rows = append(table.Rows, row{Cells: cells, Object: partialObject(rec)})
+		table.Rows = append(table.Rows, row{Cells: cells, Object: partialObjectOf(obj)})
 	}
 	b, _ := json.Marshal(table) // cannot fail: strings, numbers and raw JSON
 	return b

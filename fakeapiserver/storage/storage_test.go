@@ -210,6 +210,26 @@ func TestStorage_SlowWatcherIsCutOff(t *testing.T) {
 	assert.NoError(t, w.Err(), "cut off, not deaf: its reader may resume")
 }
 
+// Backlog is how far the slowest reader is behind: what a writer that must
+// not cut a watch off waits on.
+func TestStorage_BacklogIsTheSlowestReadersQueue(t *testing.T) {
+	s := newTestStore(t, Options[*val]{})
+	fast, _, err := s.Watch("/", WatchOptions[*val]{Buffer: 10})
+	require.NoError(t, err)
+	defer fast.Stop()
+	slow, _, err := s.Watch("/registry/pods/", WatchOptions[*val]{Buffer: 10})
+	require.NoError(t, err)
+	defer slow.Stop()
+	for i := range 4 {
+		put(t, s, "/registry/pods/ns/"+string(rune('a'+i)), "v")
+		<-fast.ResultChan()
+	}
+	assert.Equal(t, 4, s.Backlog("/"), "the slow reader has taken nothing")
+	<-slow.ResultChan()
+	assert.Equal(t, 3, s.Backlog("/registry/"))
+	assert.Equal(t, 0, s.Backlog("/registry/configmaps/"), "no watch there")
+}
+
 // A hidden event makes every watch that would have received it deaf: it
 // receives nothing more, and when the hide ends it ends with
 // ErrMissedEvent, never leaving a hole in its stream.

@@ -347,6 +347,24 @@ func (w *Watcher[O]) sendLocked(ev *WatchEvent[O]) bool {
 	}
 }
 
+// Backlog is the most events any open watch under prefix has queued and
+// its reader not yet taken: how far behind the slowest reader is. A
+// writer that must not cut a watch off (a bulk load driving a benchmark)
+// waits for it to fall before it writes more.
+func (s *Store[O]) Backlog(prefix string) int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	most := 0
+	for key, ws := range s.watchers {
+		if strings.HasPrefix(key, prefix) {
+			for w := range ws {
+				most = max(most, len(w.ch))
+			}
+		}
+	}
+	return most
+}
+
 // Watchers counts the open watches whose key is under prefix, and how many
 // of them are deaf.
 func (s *Store[O]) Watchers(prefix string) (open, deaf int) {
