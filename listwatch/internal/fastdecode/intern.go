@@ -166,8 +166,12 @@ func (l *seenStrings) intern(t *stringTable, b []byte) string {
 
 // seen reports whether h's bit was set, and sets it.
 func (l *seenStrings) seen(h uint64) bool {
-	if l.bits == nil || l.set >= seenStringsForgetAt {
-		l.bits, l.set = make([]uint64, seenStringBits/64), 0
+	switch {
+	case l.bits == nil:
+		l.bits = make([]uint64, seenStringBits/64)
+	case l.set >= seenStringsForgetAt:
+		clear(l.bits)
+		l.set = 0
 	}
 	i := h & (seenStringBits - 1)
 	word, bit := &l.bits[i/64], uint64(1)<<(i%64)

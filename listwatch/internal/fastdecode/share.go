@@ -40,7 +40,12 @@ import (
 // by its slots, lock-free to read (atomic pointers), a value that lands
 // on another's slot taking it over (the objects holding the other keep
 // it). A map no other object has (a StatefulSet pod's labels name the
-// pod) costs a slot's store, and is then overwritten.
+// pod) costs a slot's store, and is then overwritten. What a table can
+// keep alive once the objects are gone is bounded too: a map is shared
+// only up to sharedMapMaxBytes of keys and values, a list only while it
+// fits the room (16 elements), so the three tables hold at most some 20
+// MB even if every slot's value has outlived its objects, and in practice
+// the values of the objects in the cache.
 const (
 	sharedValueSlots = 1 << 12
 	sharedValueShift = 64 - 12
@@ -105,12 +110,24 @@ func newStringMap(kv []string) map[string]string {
 	return m
 }
 
+// sharedMapMaxBytes bounds the keys and values of a map that is shared:
+// a table slot keeps its map alive after the objects that held it are
+// gone, so a bigger map is not worth a slot (labels and annotations are a
+// few hundred bytes; a map with a whole configuration in an annotation is
+// its object's own).
+const sharedMapMaxBytes = 2048
+
 // sharedStringMap is the map kv lists: one held for a recent object, if
 // it has exactly these entries, or a new one, then held.
 func sharedStringMap(kv []string) map[string]string {
 	var h uint64
+	size := 0
 	for i := 0; i < len(kv); i += 2 {
 		h += next(hashOf(kv[i]), hashOf(kv[i+1])) // a sum: the same in any order
+		size += len(kv[i]) + len(kv[i+1])
+	}
+	if size > sharedMapMaxBytes {
+		return newStringMap(kv)
 	}
 	if m, ok := sharedMaps.find(h, func(m map[string]string) bool { return holdsExactly(m, kv) }); ok {
 		return m

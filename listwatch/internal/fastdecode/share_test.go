@@ -61,8 +61,9 @@ func TestShare_OnlyForACache(t *testing.T) {
 }
 
 // Only an equal value is shared: a pod with other labels, another owner
-// or another image gets its own, and a labels object that repeats a key
-// is decoded as encoding/json decodes it and held for no one.
+// or another image gets its own, and a labels object that repeats a key,
+// or a map bigger than sharedMapMaxBytes, is decoded as encoding/json
+// decodes it and held for no one.
 func TestShare_OnlyEqualValues(t *testing.T) {
 	bodies := realisticPods(t, podRunning, 2)
 	other := strings.NewReplacer(`"app.kubernetes.io/version":"1.27.3"`, `"app.kubernetes.io/version":"1.27.4"`,
@@ -79,6 +80,12 @@ func TestShare_OnlyEqualValues(t *testing.T) {
 	pods = decodeEach(t, [][]byte{[]byte(twice), []byte(twice)}, true)
 	require.Equal(t, map[string]string{"a": "3", "b": "2"}, pods[0].Labels)
 	require.False(t, sameMap(pods[0].Labels, pods[1].Labels), "a key given twice: not held")
+
+	// A map too big for a slot to keep alive is its object's own.
+	big := `{"metadata":{"annotations":{"config":"` + strings.Repeat("x", sharedMapMaxBytes) + `"}}}`
+	pods = decodeEach(t, [][]byte{[]byte(big), []byte(big)}, true)
+	require.Len(t, pods[1].Annotations["config"], sharedMapMaxBytes)
+	require.False(t, sameMap(pods[0].Annotations, pods[1].Annotations), "over sharedMapMaxBytes: not held")
 }
 
 // Owner references and containers decoded in the room, for a cache or
