@@ -84,7 +84,7 @@ var errNoEndBookmark = errors.New("the stream ended before the initial-events-en
 // store. Only a stream that repeats or deletes a key, or is out of order,
 // is settled by key (settle). Collecting by key as they came held a map
 // of every key beside the store's own: for a list of 50,000 pods, a
-// fifth of the garbage of the whole sync (docs/performance.md).
+// quarter of the garbage of the whole sync (docs/performance.md).
 func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) (events int, err error) {
 	var objs []api.Object
 	var deleted []bool // deleted[i]: objs[i] came in a DELETED (nil until one does)
@@ -115,7 +115,7 @@ func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) (event
 		events++
 		switch ev.Type {
 		case api.Added, api.Modified, api.Deleted:
-			if n := len(objs); inOrder && (ev.Type != api.Added || n > 0 && nameOf(objs[n-1]).compare(nameOf(ev.Object)) >= 0) {
+			if ev.Type != api.Added || !comesAfter(ev.Object, objs) {
 				inOrder = false
 			}
 			if ev.Type == api.Deleted && deleted == nil {
@@ -168,6 +168,12 @@ func settle(objs []api.Object, deleted []bool) []api.Object {
 		}
 	}
 	return slices.DeleteFunc(list, func(o api.Object) bool { return o == nil })
+}
+
+// comesAfter reports whether o's key comes after the last object's of
+// objs (or objs is empty).
+func comesAfter(o api.Object, objs []api.Object) bool {
+	return len(objs) == 0 || nameOf(objs[len(objs)-1]).compare(nameOf(o)) < 0
 }
 
 // objectName is an object's namespace and name: its key, as two strings
