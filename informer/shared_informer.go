@@ -155,12 +155,8 @@ type SharedIndexInformerOptions struct {
 	// update vanish for the other handlers (falcosecurity/k8s-metacollector#188).
 	// It must also keep name and namespace (the key), and it must not
 	// modify the object it is given in place if that object may be shared.
-	//
-	// Without a transform, nothing writes to the objects between the
-	// server and the cache, so the informer lists and watches with
-	// listwatch.ForReadOnlyCache: cached objects then share the maps and
-	// lists they repeat (the labels of a ReplicaSet's pods are one map).
-	// With one they do not, so that it may change what it is given.
+	// Without a transform, cached objects share the maps and lists they
+	// repeat (Config.ReadOnlyObjects); with one, each has its own.
 	Transform deltafifo.TransformFunc
 	// WatchErrorHandler, if set, sees every failure of the Reflector's
 	// list or watch (reflector.Options.WatchErrorHandler, which the
@@ -329,9 +325,7 @@ func (s *sharedIndexInformer) startOnce() (Controller, bool) {
 		Clock:             s.clock,
 		Logger:            s.logger,
 		Tracer:            s.tracer,
-		// A transform may write to the objects it is given (client-go's
-		// may): they cannot share their maps and lists then.
-		ReadOnlyObjects: s.transform == nil,
+		ReadOnlyObjects:   s.transform == nil, // a transform may write to what it is given
 	})
 	s.processor.start()
 	s.started = true
