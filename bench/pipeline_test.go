@@ -494,6 +494,7 @@ func benchListSync(b *testing.B, list *listData, opts informer.SharedIndexInform
 			b.Fatalf("cached %d pods, want %d", n, listPods)
 		}
 		after := liveHeap()
+		writeCacheProfile(b) // heap_profile_test.go: with $BENCH_HEAP_PROFILE only
 		peak, peakLive, cache = high-before, highLive-min(highLive, beforeLive), after-before
 		runtime.KeepAlive(inf)
 		cancel()

@@ -199,7 +199,15 @@ func (f *DeltaFIFO) Replace(list []api.Object, resourceVersion string) error {
 		return ErrFIFOClosed
 	}
 
-	objs, keys, err := admitList(list, f.admitLocked, f.qkeyOf)
+	// The list's keys are looked up to find what it lacks, in the queue
+	// and in the cache. Into an empty queue and an empty cache (the first
+	// list) there is nothing to find, and no set of 50,000 keys to make.
+	var known []string
+	if f.knownObjects != nil {
+		known = f.knownObjects.ListKeys()
+	}
+	wasQueued := len(f.items) > 0
+	objs, keys, err := admitList(list, f.admitLocked, f.qkeyOf, wasQueued || len(known) > 0)
 	if err != nil {
 		return err
 	}
@@ -211,7 +219,7 @@ func (f *DeltaFIFO) Replace(list []api.Object, resourceVersion string) error {
 	if f.emitDeltaTypeReplaced {
 		action = Replaced
 	}
-	if len(f.items) == 0 {
+	if !wasQueued {
 		// The list's keys are about to be queued: make room for them once,
 		// rather than by growing the map and the key slice as they come
 		// (the initial list of a big cluster; fifo_state.go gives it back).
@@ -224,15 +232,17 @@ func (f *DeltaFIFO) Replace(list []api.Object, resourceVersion string) error {
 		}
 	}
 
-	for _, k := range f.queue { // queued keys the list lacks
-		if _, listed := keys[k]; listed {
-			continue
+	if wasQueued { // queued keys the list lacks (a queue empty before holds listed keys only)
+		for _, k := range f.queue {
+			if _, listed := keys[k]; listed {
+				continue
+			}
+			f.queueLocked(Deleted, DeletedFinalStateUnknown{Key: k.String(), Obj: newestObject(f.items[k])}, k)
 		}
-		f.queueLocked(Deleted, DeletedFinalStateUnknown{Key: k.String(), Obj: newestObject(f.items[k])}, k)
 	}
 
 	if f.knownObjects != nil { // cached keys the list lacks and the queue does not hold
-		for _, k := range f.knownObjects.ListKeys() {
+		for _, k := range known {
 			id := parseKey(k)
 			if _, listed := keys[id]; listed {
 				continue

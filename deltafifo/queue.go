@@ -83,10 +83,15 @@ func admit(closed bool, t TransformFunc, obj api.Object) (api.Object, error) {
 
 // admitList admits and keys every object of a Replace's list before any is
 // queued, so a bad item fails the whole Replace instead of leaving half of it
-// queued. It returns the admitted objects, in list order, and their keys.
-func admitList(list []api.Object, admitOne func(api.Object) (api.Object, error), keyOf func(any) (qkey, error)) ([]api.Object, map[qkey]struct{}, error) {
+// queued. It returns the admitted objects, in list order, and, if withKeys,
+// the set of their keys (a set as big as the list: an atomic RealFIFO,
+// which has no use for it, does not make it).
+func admitList(list []api.Object, admitOne func(api.Object) (api.Object, error), keyOf func(any) (qkey, error), withKeys bool) ([]api.Object, map[qkey]struct{}, error) {
 	objs := make([]api.Object, len(list))
-	keys := make(map[qkey]struct{}, len(list))
+	var keys map[qkey]struct{}
+	if withKeys {
+		keys = make(map[qkey]struct{}, len(list))
+	}
 	for i, item := range list {
 		obj, err := admitOne(item)
 		if err != nil {
@@ -97,7 +102,9 @@ func admitList(list []api.Object, admitOne func(api.Object) (api.Object, error),
 			return nil, nil, fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
 		}
 		objs[i] = obj
-		keys[key] = struct{}{}
+		if withKeys {
+			keys[key] = struct{}{}
+		}
 	}
 	return objs, keys, nil
 }

@@ -205,7 +205,7 @@ func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 	if f.closed {
 		return ErrFIFOClosed
 	}
-	objs, listed, err := admitList(list, f.admitLocked, f.qkeyOf)
+	objs, listed, err := admitList(list, f.admitLocked, f.qkeyOf, !f.atomic)
 	if err != nil {
 		return err
 	}

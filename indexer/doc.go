@@ -47,7 +47,10 @@
 // holds, not copies; copying every read would cost more than the cache saves.
 // The price is a rule: treat them as read-only. Mutating one changes the
 // cache behind the informer's back, makes the indices lie (they were computed
-// from the object as it was), and races with every other reader. Copy first
+// from the object as it was), and races with every other reader; in an
+// informer's cache it can change other objects too, since objects decoded
+// for a cache share the maps and lists they repeat (a ReplicaSet's pods,
+// one labels map: listwatch.ForReadOnlyCache). Copy first
 // (obj.DeepCopyObject()), change the copy, and send the copy to the API
 // server; the informer will bring the change back. CacheMutationDetector lets
 // a test catch code that breaks the rule, like client-go's

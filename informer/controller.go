@@ -57,6 +57,12 @@ type Config struct {
 	Logger *slog.Logger
 	// Tracer is handed to the Reflector. nil: off.
 	Tracer *trace.Tracer
+	// ReadOnlyObjects says nothing writes to the objects the Reflector
+	// receives, from the queue to the cache, to the handlers and listers
+	// (no transform does): its lists and watches are made with
+	// listwatch.ForReadOnlyCache, so the objects may share the maps and
+	// lists they repeat (a ReplicaSet's pods, one labels map).
+	ReadOnlyObjects bool
 }
 
 // Controller is the low-level loop an informer runs: a Reflector filling a
@@ -120,8 +126,12 @@ func (c *controller) Run(ctx context.Context) {
 	c.reflector = r
 	c.mu.Unlock()
 
+	rctx := ctx
+	if c.config.ReadOnlyObjects {
+		rctx = listwatch.ForReadOnlyCache(ctx)
+	}
 	var wg sync.WaitGroup
-	wg.Go(func() { r.Run(ctx) })
+	wg.Go(func() { r.Run(rctx) })
 	c.processLoop(ctx)
 	wg.Wait()
 }

@@ -32,28 +32,34 @@ import (
 // finds the last one in the cache, and no handler ever sees half a relist.
 // The deletions are found here, not in the queue: by the time this item is
 // popped, everything queued before it is in the cache.
+//
+// What it holds beside the list is what the cache held before: the cached
+// object of each listed one, and the set of listed keys to find the
+// vanished ones by. A first list, into an empty cache, needs neither: it
+// holds nothing but the list, and makes the notifications as it sends them.
 func processReplacedAll(clientState indexer.Store, info deltafifo.ReplacedAllInfo, isInInitialList bool, t *trace.Tracer, notify func(notification)) error {
-	listed := make(map[string]struct{}, len(info.Objects))
-	notes := make([]notification, 0, len(info.Objects))
-	for _, obj := range info.Objects {
-		key, err := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(obj)
-		if err != nil {
-			return fmt.Errorf("informer: ReplacedAll: %w", err)
-		}
-		listed[key] = struct{}{}
-		if old, exists, err := clientState.GetByKey(key); err == nil && exists {
-			notes = append(notes, updateNotification{oldObj: old, newObj: obj})
-		} else {
-			notes = append(notes, addNotification{newObj: obj, isInInitialList: isInInitialList})
-		}
-	}
+	var olds []api.Object // olds[i]: the cached object info.Objects[i] replaces, if any
 	var vanished []string
-	for _, key := range clientState.ListKeys() {
-		if _, ok := listed[key]; !ok {
-			vanished = append(vanished, key)
+	if cached := clientState.ListKeys(); len(cached) > 0 {
+		olds = make([]api.Object, len(info.Objects))
+		listed := make(map[string]struct{}, len(info.Objects))
+		for i, obj := range info.Objects {
+			key, err := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(obj)
+			if err != nil {
+				return fmt.Errorf("informer: ReplacedAll: %w", err)
+			}
+			listed[key] = struct{}{}
+			if old, exists, err := clientState.GetByKey(key); err == nil && exists {
+				olds[i] = old
+			}
 		}
-	}
-	slices.Sort(vanished)
+		for _, key := range cached {
+			if _, ok := listed[key]; !ok {
+				vanished = append(vanished, key)
+			}
+		}
+		slices.Sort(vanished)
+	} // an object without a key: the cache's Replace refuses the list, before anyone is told
 	deletes := make([]notification, 0, len(vanished))
 	for _, key := range vanished {
 		old, exists, err := clientState.GetByKey(key)
@@ -61,6 +67,12 @@ func processReplacedAll(clientState indexer.Store, info deltafifo.ReplacedAllInf
 			old = nil // gone meanwhile: a tombstone without a final state
 		}
 		deletes = append(deletes, deleteNotification{oldObj: deltafifo.DeletedFinalStateUnknown{Key: key, Obj: old}})
+	}
+	listedNote := func(i int) notification {
+		if olds != nil && olds[i] != nil {
+			return updateNotification{oldObj: olds[i], newObj: info.Objects[i]}
+		}
+		return addNotification{newObj: info.Objects[i], isInInitialList: isInInitialList}
 	}
 
 	if err := clientState.Replace(info.Objects, info.ResourceVersion); err != nil {
@@ -71,13 +83,17 @@ func processReplacedAll(clientState indexer.Store, info deltafifo.ReplacedAllInf
 		t.Event("cache replace", append([]slog.Attr{trace.Count(len(info.Objects)), trace.RV(info.ResourceVersion), slog.Int("gone", len(vanished)),
 			trace.Reason(fmt.Sprintf("ReplacedAll: the cache swapped for the list in one write, %d gone; now the handlers", len(vanished)))}, state...)...)
 		traceWrites(t, "replace", deletes, func(int) deltafifo.DeltaType { return deltafifo.ReplacedAll }, state)
+		notes := make([]notification, len(info.Objects))
+		for i := range notes {
+			notes[i] = listedNote(i)
+		}
 		traceWrites(t, "replace", notes, func(int) deltafifo.DeltaType { return deltafifo.ReplacedAll }, state)
 	}
 	for _, n := range deletes {
 		notify(n)
 	}
-	for _, n := range notes {
-		notify(n)
+	for i := range info.Objects {
+		notify(listedNote(i))
 	}
 	return nil
 }

@@ -155,6 +155,8 @@ type SharedIndexInformerOptions struct {
 	// update vanish for the other handlers (falcosecurity/k8s-metacollector#188).
 	// It must also keep name and namespace (the key), and it must not
 	// modify the object it is given in place if that object may be shared.
+	// Without a transform, cached objects share the maps and lists they
+	// repeat (Config.ReadOnlyObjects); with one, each has its own.
 	Transform deltafifo.TransformFunc
 	// WatchErrorHandler, if set, sees every failure of the Reflector's
 	// list or watch (reflector.Options.WatchErrorHandler, which the
@@ -323,6 +325,7 @@ func (s *sharedIndexInformer) startOnce() (Controller, bool) {
 		Clock:             s.clock,
 		Logger:            s.logger,
 		Tracer:            s.tracer,
+		ReadOnlyObjects:   s.transform == nil, // a transform may write to what it is given
 	})
 	s.processor.start()
 	s.started = true

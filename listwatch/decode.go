@@ -173,7 +173,15 @@ func (d Decoder) String() string {
 // (Config.DecodeWorkers, defaulted), as NewClient resolved them.
 type decoder struct {
 	kind    Decoder
-	workers int // DecodeFast: goroutines per watch or list; 1: the reading goroutine alone
+	workers int  // DecodeFast: goroutines per watch or list; 1: the reading goroutine alone
+	shared  bool // the objects are for a read-only cache (ForReadOnlyCache)
+}
+
+// forRequest is d for a list or watch made with ctx: for a read-only cache
+// if ctx says so (ForReadOnlyCache).
+func (d decoder) forRequest(ctx context.Context) decoder {
+	d.shared = forReadOnlyCache(ctx)
+	return d
 }
 
 // watch decodes w's stream, frames (its body), into events, delivered with
@@ -183,7 +191,7 @@ func (d decoder) watch(ctx context.Context, w *streamWatcher, frames *watchDecod
 		decodeWatchPlain(frames, func(ev Event, err error) bool { return w.send(ctx, ev, err) })
 		return
 	}
-	decodeWatchFast(ctx, w, frames, d.workers)
+	decodeWatchFast(ctx, w, frames, d.workers, d.shared)
 }
 
 // list decodes a list response body into objects of r.
@@ -191,7 +199,7 @@ func (d decoder) list(body io.Reader, r Resource) (*ObjectList, error) {
 	if d.kind == DecodePlain {
 		return decodeListPlain(body, r)
 	}
-	return decodeListFast(body, r, d.workers)
+	return decodeListFast(body, r, d.workers, d.shared)
 }
 
 // object decodes a single answer into obj, a new object of r.

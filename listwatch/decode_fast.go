@@ -16,21 +16,21 @@ import (
 // to succeed where the fast one failed, its object).
 
 // decodeWatchFast is decodeWatchPlain with each frame decoded by a
-// fastdecode.Decoder and compacted, and, once frames queue up, on up to
-// workers goroutines (fastdecode.Watch).
-func decodeWatchFast(ctx context.Context, w *streamWatcher, frames *watchDecoder, workers int) {
+// fastdecode.Decoder and compacted (for a read-only cache if shared), and,
+// once frames queue up, on up to workers goroutines (fastdecode.Watch).
+func decodeWatchFast(ctx context.Context, w *streamWatcher, frames *watchDecoder, workers int, shared bool) {
 	fw := fastdecode.Watch[Event]{
 		Frames:  fastFrames{frames},
 		Workers: workers,
 		Decode: func(fd *fastdecode.Decoder, line []byte, n int) (Event, error) {
 			f := frame{Object: frames.resource.New()}
-			err := fd.Unmarshal(line, &f, f.Object)
+			err := fd.Unmarshal(line, &f, f.Object, shared)
 			ev, err := frames.event(f, line, err)
 			if err != nil {
 				ev, err = frames.decodeFrame(line, n) // the plain decode says what is wrong
-			}
-			if err == nil && ev.Object != nil {
-				fastdecode.Compact(ev.Object)
+				if err == nil && ev.Object != nil {
+					fastdecode.Compact(ev.Object)
+				}
 			}
 			return ev, err
 		},
@@ -54,23 +54,24 @@ func (f fastFrames) Max() int              { return f.d.frames.max }
 
 // decodeListFast is decodeListPlain as the body streams in: items cut out
 // one by one and decoded by a fastdecode.Decoder, after the first
-// fastdecode.ParallelListAfter on up to workers goroutines, and compacted
-// (fastdecode.List). Its errors say where in the list it went wrong.
-func decodeListFast(body io.Reader, r Resource, workers int) (*ObjectList, error) {
+// fastdecode.ParallelListAfter on up to workers goroutines, and compacted,
+// for a read-only cache if shared (fastdecode.List). Its errors say where
+// in the list it went wrong.
+func decodeListFast(body io.Reader, r Resource, workers int, shared bool) (*ObjectList, error) {
 	meta, items, err := fastdecode.List(body, workers, func(fd *fastdecode.Decoder, raw []byte) (api.Object, error) {
 		obj := r.New()
-		if err := fd.Value(raw, obj); err != nil {
+		if err := fd.Value(raw, obj, shared); err != nil {
 			// Decode again, into a fresh object, with json.Unmarshal: its
 			// error is the one to report. (Were it to succeed where the
 			// fast decoder failed, which FuzzUnmarshal has never found,
-			// its object is used: the item is not lost.)
+			// its object is used, compacted: the item is not lost.)
 			if obj, err = decodeItem(raw, r); err != nil {
 				return nil, err
 			}
+			fastdecode.Compact(obj)
 		} else {
 			r.setKind(obj)
 		}
-		fastdecode.Compact(obj)
 		return obj, nil
 	})
 	if err != nil {

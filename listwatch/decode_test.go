@@ -24,6 +24,9 @@ var plain = decoder{kind: DecodePlain}
 // fast is the fast form with this many workers.
 func fast(workers int) decoder { return decoder{kind: DecodeFast, workers: workers} }
 
+// forCache is d for a request made with ForReadOnlyCache.
+func forCache(d decoder) decoder { return d.forRequest(ForReadOnlyCache(context.Background())) }
+
 // recordedBodies returns the JSON bodies in the real kube-apiserver 1.36
 // recordings (testdata/kube-apiserver-1.36): its watch frames, and its
 // PodList bodies.
@@ -86,7 +89,9 @@ var sameObjects = cmp.Options{
 // API server sent, decoded as pods, as unstructured objects and as
 // metadata, gives objects equal field by field (go-cmp) whether decoded
 // plainly (encoding/json, one goroutine) or on the fast path (onepass, a
-// decode room, compaction; on the reading goroutine, and on two workers).
+// decode room, interning, compaction; on the reading goroutine, and on two
+// workers; for a program's own objects, and for a read-only cache, whose
+// objects share the maps and lists they repeat).
 // The watch frames go as one stream (ERROR frames, which end a stream, each
 // as a stream of its own), the lists one by one and as one long list of
 // all their items, long enough for the fast path's workers to decode most
@@ -133,6 +138,8 @@ func TestDecode_FastSameAsPlain(t *testing.T) {
 				got, parallel := watchEvents(t, stream, r, fast(workers))
 				require.Equal(t, workers > 1, parallel, "decoded by the workers")
 				require.Empty(t, cmp.Diff(want, got, sameObjects), "watch, fast with %d workers", workers)
+				got, _ = watchEvents(t, stream, r, forCache(fast(workers)))
+				require.Empty(t, cmp.Diff(want, got, sameObjects), "watch for a read-only cache, fast with %d workers", workers)
 			}
 			for _, f := range errorFrames {
 				want, _ := watchEvents(t, f, r, plain)
@@ -149,6 +156,9 @@ func TestDecode_FastSameAsPlain(t *testing.T) {
 					got, err := fast(workers).list(bytes.NewReader(body), r)
 					require.NoError(t, err)
 					require.Empty(t, cmp.Diff(want, got, sameObjects), "list of %d, fast with %d workers", len(want.Items), workers)
+					got, err = forCache(fast(workers)).list(bytes.NewReader(body), r)
+					require.NoError(t, err)
+					require.Empty(t, cmp.Diff(want, got, sameObjects), "list of %d for a read-only cache, fast with %d workers", len(want.Items), workers)
 				}
 				objects += len(want.Items)
 			}

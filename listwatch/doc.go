@@ -75,8 +75,11 @@
 //   - decode.go: the seam, bytes into objects: its plain form first, then
 //     Decoder, the choice; decode_fast.go: its fast form, a thin layer
 //     over listwatch/internal/fastdecode, which holds all the speed (one
-//     pass, reused room, compacted objects, several goroutines; its package
-//     doc gives each its file).
+//     pass, reused room, interned strings, compacted objects, several
+//     goroutines; its package doc gives each its file).
+//   - read_only.go: ForReadOnlyCache, the promise an informer makes for
+//     the lists and watches that fill its cache, which lets the fast form
+//     give objects one copy of the maps and lists they repeat.
 //   - typed_client.go: TypedClient[T] with List, Watch, Get, Create,
 //     Update, UpdateStatus, Patch and Delete; options.go: PatchType,
 //     DeleteOptions and Preconditions, what Patch and Delete take.

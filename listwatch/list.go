@@ -34,7 +34,7 @@ func (c *Client) listObjects(ctx context.Context, r Resource, namespace string, 
 		return nil, err
 	}
 	defer resp.Body.Close()
-	list, err := c.decoder.list(resp.Body, r) // decode.go
+	list, err := c.decoder.forRequest(ctx).list(resp.Body, r) // decode.go
 	if err != nil {
 		return nil, fmt.Errorf("list %s: decoding the response: %w", r.GroupResource(), err)
 	}

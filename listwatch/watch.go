@@ -52,5 +52,5 @@ func (c *Client) watch(ctx context.Context, r Resource, namespace string, opts L
 	if c.tracer.On() {
 		c.tracer.Event("watch opened", trace.Resource(r.GroupResource()), trace.RV(opts.ResourceVersion))
 	}
-	return newStreamWatcher(ctx, cancel, resp.Body, newWatchDecoder(resp.Body, r, c.maxFrame), c.decoder, c.tracer), nil
+	return newStreamWatcher(ctx, cancel, resp.Body, newWatchDecoder(resp.Body, r, c.maxFrame), c.decoder.forRequest(ctx), c.tracer), nil
 }

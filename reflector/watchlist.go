@@ -1,10 +1,13 @@
 package reflector
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/listwatch"
@@ -73,9 +76,19 @@ var errNoEndBookmark = errors.New("the stream ended before the initial-events-en
 // earlier one, a DELETED removing it), until the initial-events-end
 // bookmark, then syncWith's them. It returns how many events it read
 // (bookmarks too; skipped ones not, as client-go counts them).
+//
+// It keeps the events as they come, in a slice, and settles what they
+// leave at the bookmark. An API server sends each object once, ADDED, in
+// the order of its keys (its watch cache is sorted), and then the objects
+// are the list as they are: nothing but the slice is held beside the
+// store. Only a stream that repeats or deletes a key, or is out of order,
+// is settled by key (settle). Collecting by key as they came held a map
+// of every key beside the store's own: for a list of 50,000 pods, a
+// quarter of the garbage of the whole sync (docs/performance.md).
 func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) (events int, err error) {
-	var order []string
-	initial := map[string]api.Object{}
+	var objs []api.Object
+	var deleted []bool // deleted[i]: objs[i] came in a DELETED (nil until one does)
+	inOrder := true    // every event so far ADDED, each key after the one before
 	for {
 		var ev listwatch.Event
 		var ok bool
@@ -100,25 +113,25 @@ func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) (event
 			continue
 		}
 		events++
-		k := keyOf(ev.Object)
 		switch ev.Type {
-		case api.Added, api.Modified:
-			if _, seen := initial[k]; !seen {
-				order = append(order, k)
+		case api.Added, api.Modified, api.Deleted:
+			if ev.Type != api.Added || !comesAfter(ev.Object, objs) {
+				inOrder = false
 			}
-			initial[k] = ev.Object
-		case api.Deleted:
-			delete(initial, k)
+			if ev.Type == api.Deleted && deleted == nil {
+				deleted = make([]bool, len(objs), cap(objs))
+			}
+			objs = append(objs, ev.Object)
+			if deleted != nil {
+				deleted = append(deleted, ev.Type == api.Deleted)
+			}
 		case api.Bookmark:
 			if ev.Object.GetAnnotations()[api.InitialEventsAnnotationKey] != "true" {
 				continue // an ordinary bookmark: the initial events go on
 			}
-			list := make([]api.Object, 0, len(initial))
-			for _, k := range order {
-				if o, ok := initial[k]; ok {
-					list = append(list, o)
-					delete(initial, k) // a key deleted and added again is in order twice
-				}
+			list := objs // in order: each object once
+			if !inOrder {
+				list = settle(objs, deleted)
 			}
 			if r.tracer.On() {
 				rv := ev.Object.GetResourceVersion()
@@ -127,7 +140,63 @@ func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) (event
 			return events, r.syncWith(list, ev.Object.GetResourceVersion())
 		}
 		if r.tracer.On() && ev.Type != api.Bookmark {
-			r.tracer.Event("initial event", trace.Type(string(ev.Type)), trace.Key(k), trace.RV(ev.Object.GetResourceVersion()))
+			r.tracer.Event("initial event", trace.Type(string(ev.Type)), trace.Key(keyOf(ev.Object)), trace.RV(ev.Object.GetResourceVersion()))
 		}
 	}
+}
+
+// settle returns what initial events leave, as client-go's temporary
+// store holds it: each key's last object, unless that came in a DELETED
+// (deleted[i]; deleted nil: none did), listed where the key was first
+// added.
+func settle(objs []api.Object, deleted []bool) []api.Object {
+	var list []api.Object
+	at := map[objectName]int{} // where each key is in list
+	for i, o := range objs {
+		name := nameOf(o)
+		j, seen := at[name]
+		switch {
+		case deleted != nil && deleted[i]:
+			if seen {
+				list[j] = nil // until it is added again, in its place
+			}
+		case seen:
+			list[j] = o
+		default:
+			at[name] = len(list)
+			list = append(list, o)
+		}
+	}
+	return slices.DeleteFunc(list, func(o api.Object) bool { return o == nil })
+}
+
+// comesAfter reports whether o's key comes after the last object's of
+// objs (or objs is empty).
+func comesAfter(o api.Object, objs []api.Object) bool {
+	return len(objs) == 0 || nameOf(objs[len(objs)-1]).compare(nameOf(o)) < 0
+}
+
+// objectName is an object's namespace and name: its key, as two strings
+// it holds already (no key string is made).
+type objectName struct{ namespace, name string }
+
+func nameOf(o api.Object) objectName { return objectName{o.GetNamespace(), o.GetName()} }
+
+// compare orders names as their keys ("namespace/name", or "name") order
+// as strings: the order an API server sends a streaming list in.
+func (a objectName) compare(b objectName) int {
+	if a.namespace == b.namespace {
+		return strings.Compare(a.name, b.name)
+	}
+	// As a.namespace+"/" against b.namespace+"/": where one namespace is
+	// the other's prefix, the shorter one's "/" meets the longer one's
+	// next byte.
+	n := min(len(a.namespace), len(b.namespace))
+	if c := strings.Compare(a.namespace[:n], b.namespace[:n]); c != 0 {
+		return c
+	}
+	if len(a.namespace) < len(b.namespace) {
+		return cmp.Compare('/', b.namespace[n])
+	}
+	return cmp.Compare(a.namespace[n], '/')
 }

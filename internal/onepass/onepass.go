@@ -50,6 +50,12 @@ import (
 // into the value v points to. It succeeds exactly when json.Unmarshal(data,
 // v) would, with the same result.
 func Unmarshal(data []byte, v any) error {
+	return unmarshal(data, v, nil)
+}
+
+// unmarshal is Unmarshal, with the strings and string maps it stores
+// given by dec's Interner when dec is not nil (interning.go).
+func unmarshal(data []byte, v any, dec *Decoder) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		return json.Unmarshal(data, v) // its InvalidUnmarshalError
@@ -61,7 +67,7 @@ func Unmarshal(data []byte, v any) error {
 	if p == nil || p.kind != kindPointer {
 		return json.Unmarshal(data, v)
 	}
-	d := decodeState{data: data}
+	d := decodeState{data: data, dec: dec}
 	if err := d.value(rv.Elem(), p.elem); err != nil {
 		return err
 	}
@@ -76,7 +82,8 @@ func Unmarshal(data []byte, v any) error {
 type decodeState struct {
 	data  []byte
 	off   int
-	depth int // arrays and objects open at d.off
+	depth int      // arrays and objects open at d.off
+	dec   *Decoder // not nil: its Interner gives the strings stored
 }
 
 // An UnmarshalTypeError: a JSON value that cannot be stored in the Go type
@@ -323,6 +330,9 @@ func foldedField(p *plan, key string) *field {
 // Each value is decoded into a fresh element, never merged into the old
 // one, as in encoding/json.
 func (d *decodeState) mapObject(v reflect.Value, p *plan) error {
+	if d.dec != nil && p.typ == stringMapType && v.IsNil() {
+		return d.stringMap(v, p) // interning.go
+	}
 	if v.IsNil() {
 		v.Set(reflect.MakeMap(p.typ))
 	}
@@ -400,7 +410,7 @@ func (d *decodeState) stringValue() (string, error) {
 		return "", err
 	}
 	if plain {
-		return string(content), nil
+		return d.interned(content), nil
 	}
 	return unquote(content), nil
 }

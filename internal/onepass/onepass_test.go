@@ -89,6 +89,7 @@ type everything struct {
 	Elems  []elem            `json:"elems"`
 	Strs   []string          `json:"strs"`
 	M      map[string]int    `json:"m"`
+	Labels map[string]string `json:"labels"`
 	MS     map[myString]elem `json:"ms"`
 	MI     map[int]string    `json:"mi"`
 	Ptrs   []*elem           `json:"ptrs"`
@@ -130,7 +131,7 @@ var targets = map[string]func() any{
 		s, n := "old", 7
 		pn := &n
 		e := &everything{Name: "old", P: &s, PP: &pn, Any: &elem{Type: "held"},
-			Elems: make([]elem, 2, 5), M: map[string]int{"keep": 1}, Next: &everything{Name: "next"}}
+			Elems: make([]elem, 2, 5), M: map[string]int{"keep": 1}, Labels: map[string]string{"keep": "1"}, Next: &everything{Name: "next"}}
 		e.Elems[0].Tags = []string{"a", "b", "c"}
 		e.Elems = e.Elems[:1]
 		return e
@@ -153,19 +154,25 @@ var targets = map[string]func() any{
 	},
 }
 
-// sameAsEncodingJSON decodes data into two new targets, with json.Unmarshal
-// and with Unmarshal, and fails t unless both fail, or both succeed with
-// the same value.
+// sameAsEncodingJSON decodes data into three new targets, with
+// json.Unmarshal, with Unmarshal and with a Decoder that interns
+// (interning_test.go), and fails t unless all three fail, or all succeed
+// with the same value.
 func sameAsEncodingJSON(t *testing.T, name string, data []byte) {
 	t.Helper()
-	want, got := targets[name](), targets[name]()
+	want, got, interned := targets[name](), targets[name](), targets[name]()
 	wantErr := json.Unmarshal(data, want)
 	gotErr := Unmarshal(data, got)
+	internedErr := (&Decoder{Interner: newTestInterner()}).Unmarshal(data, interned)
 	switch {
 	case (wantErr == nil) != (gotErr == nil):
 		t.Fatalf("%s <- %q:\n encoding/json: %v\n onepass:       %v", name, data, wantErr, gotErr)
+	case (wantErr == nil) != (internedErr == nil):
+		t.Fatalf("%s <- %q:\n encoding/json:     %v\n onepass, interned: %v", name, data, wantErr, internedErr)
 	case wantErr == nil && !reflect.DeepEqual(want, got):
 		t.Fatalf("%s <- %q: values differ\n encoding/json: %s\n onepass:       %s", name, data, show(want), show(got))
+	case wantErr == nil && !reflect.DeepEqual(want, interned):
+		t.Fatalf("%s <- %q: values differ\n encoding/json:     %s\n onepass, interned: %s", name, data, show(want), show(interned))
 	}
 }
 
@@ -193,6 +200,9 @@ var seeds = []string{
 	`{"elems":[{"type":"Ready","status":"True","when":"2026-11-23T05:00:00Z","tags":["x"]},{"type":"B"}]}`,
 	`{"elems":[]}`, `{"elems":[{},{},{},{},{},{}]}`, `{"elems":[1]}`, `{"elems":{}}`, `{"elems":[{"tags":[]}]}`,
 	`{"strs":["a","b"],"m":{"x":1,"y":2},"ms":{"k":{"type":"t"}},"mi":{"1":"a","-2":"b"}}`,
+	`{"labels":{"app":"web","tier":"a\"b","app":"again","e":null}}`, `{"labels":{}}`, `{"labels":null}`, `{"labels":{"a":1}}`,
+	`{"labels":{"a":[]}}`, `{"labels":{"a":{}}}`, `{"labels":{"a":"b",}}`, `{"labels":{"a" "b"}}`, `{"labels":{"a":nul}}`, `{"labels":{"a":"b"`,
+	`{"labels":{"a":`, `{"labels":["a"]}`, `{"labels":"a"}`, `{"labels":{"\u0061":"\u0062"}}`,
 	`{"mi":{"x":"a"}}`, `{"m":{"x":"1"}}`, `{"m":[]}`, `{"ms":{"k":null}}`,
 	`{"ptrs":[null,{"type":"t"}],"next":{"name":"n2","next":{"i":3}}}`,
 	`{"stringer":null}`, `{"stringer":"x"}`,

@@ -14,8 +14,8 @@ import "github.com/kinformer/kinformer/api"
 //     Each such slice is copied into one of exactly its length.
 //   - repeated strings: label and annotation keys and values, owner
 //     references, images, condition types... are the same across the pods
-//     of a workload but decoded into fresh copies; they are interned
-//     (intern.go).
+//     of a workload but decoded into fresh copies by encoding/json; they
+//     are interned (intern.go; a Decoder interns them as it decodes).
 //   - maps: the keys and values of labels and annotations are interned
 //     in place (the maps themselves cannot be shared: they are mutable).
 //
@@ -34,8 +34,18 @@ import "github.com/kinformer/kinformer/api"
 // (a metadata informer caches nothing else); a program's own type is
 // compacted by its CompactAfterDecode method, if it has one. Other objects
 // are left as they are.
-func Compact(obj any) {
-	in := decodeInterner
+//
+// It is for objects decoded by encoding/json (a Get's answer, a frame
+// the fast decoder refused): a Decoder interns strings as it decodes them
+// and compacts its objects' lists itself.
+func Compact(obj any) { compact(obj, true) }
+
+// compact is Compact, interning strings (into sharedStrings) if intern.
+func compact(obj any, intern bool) {
+	var in *stringTable
+	if intern {
+		in = &sharedStrings
+	}
 	switch o := obj.(type) {
 	case *api.Pod:
 		compactPod(o, in)
@@ -50,13 +60,19 @@ func Compact(obj any) {
 // compacter is a program's own type that compacts itself after decoding.
 type compacter interface{ CompactAfterDecode() }
 
-func compactPod(p *api.Pod, in *interner) {
+// The functions below trim every list to its length and, if in is not
+// nil, intern the strings objects repeat through it.
+
+func compactPod(p *api.Pod, in *stringTable) {
 	compactTypeMeta(&p.TypeMeta, in)
 	compactObjectMeta(&p.ObjectMeta, in)
 	compactPodSpec(&p.Spec, in)
 	s := &p.Status
-	s.Phase = api.PodPhase(in.intern(string(s.Phase)))
 	s.Conditions = exactSlice(s.Conditions)
+	if in == nil {
+		return
+	}
+	s.Phase = api.PodPhase(in.intern(string(s.Phase)))
 	for i := range s.Conditions {
 		c := &s.Conditions[i]
 		c.Type = api.PodConditionType(in.intern(string(c.Type)))
@@ -66,7 +82,10 @@ func compactPod(p *api.Pod, in *interner) {
 	}
 }
 
-func compactTypeMeta(t *api.TypeMeta, in *interner) {
+func compactTypeMeta(t *api.TypeMeta, in *stringTable) {
+	if in == nil {
+		return
+	}
 	t.Kind = in.intern(t.Kind)
 	t.APIVersion = in.intern(t.APIVersion)
 }
@@ -74,12 +93,16 @@ func compactTypeMeta(t *api.TypeMeta, in *interner) {
 // compactObjectMeta interns the metadata that repeats across objects
 // (namespace, generateName, labels, annotations, owners, finalizers) and
 // leaves what is unique to the object (name, uid, resourceVersion) alone.
-func compactObjectMeta(m *api.ObjectMeta, in *interner) {
+func compactObjectMeta(m *api.ObjectMeta, in *stringTable) {
+	m.OwnerReferences = exactSlice(m.OwnerReferences)
+	m.Finalizers = exactSlice(m.Finalizers)
+	if in == nil {
+		return
+	}
 	m.Namespace = in.intern(m.Namespace)
 	m.GenerateName = in.intern(m.GenerateName)
 	m.Labels = in.internMap(m.Labels)
 	m.Annotations = in.internMap(m.Annotations)
-	m.OwnerReferences = exactSlice(m.OwnerReferences)
 	for i := range m.OwnerReferences {
 		r := &m.OwnerReferences[i]
 		r.APIVersion = in.intern(r.APIVersion)
@@ -87,14 +110,16 @@ func compactObjectMeta(m *api.ObjectMeta, in *interner) {
 		r.Name = in.intern(r.Name)
 		r.UID = in.intern(r.UID)
 	}
-	m.Finalizers = exactSlice(m.Finalizers)
 	for i, f := range m.Finalizers {
 		m.Finalizers[i] = in.intern(f)
 	}
 }
 
-func compactPodSpec(s *api.PodSpec, in *interner) {
+func compactPodSpec(s *api.PodSpec, in *stringTable) {
 	s.Containers = exactSlice(s.Containers)
+	if in == nil {
+		return
+	}
 	for i := range s.Containers {
 		c := &s.Containers[i]
 		c.Name = in.intern(c.Name)

@@ -21,11 +21,19 @@
 //     onepass.Unmarshal (internal/onepass), which stores what json.Unmarshal
 //     stores but reads the bytes once; about three times faster on a pod.
 //   - room.go: no garbage from growing slices. Each decoding goroutine has
-//     a Decoder, whose room a pod decodes its conditions in.
-//   - compact.go, intern.go: small cached objects. Compact copies slices to
-//     their exact length and interns the strings objects repeat (label
-//     keys and values, images, owners), since an informer keeps every
-//     object for as long as it runs.
+//     a Decoder, whose room a pod decodes its conditions, owner references
+//     and containers in.
+//   - intern.go: one copy of every string objects repeat (namespaces,
+//     label keys and values, images, owners, node names), interned as it
+//     is decoded, so that a string already held costs no allocation.
+//   - share.go: one copy of every map and list objects repeat (labels,
+//     annotations, owner references, containers), for objects bound for a
+//     read-only cache (listwatch.ForReadOnlyCache): a ReplicaSet's pods
+//     then hold one labels map between them.
+//   - compact.go: small cached objects. Compact copies slices to their
+//     exact length (and interns the strings of an object encoding/json
+//     decoded), since an informer keeps every object for as long as it
+//     runs.
 //   - watch.go, list.go, pool.go: both cores. Once frames queue up, or
 //     after a list's first ParallelListAfter items, frames and items are
 //     decoded on up to Workers goroutines, a batch at a time, and still

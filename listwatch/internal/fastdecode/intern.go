@@ -1,81 +1,120 @@
 package fastdecode
 
 import (
+	"hash/maphash"
 	"strings"
-	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
-// Interning: one copy of each string that many cached objects repeat.
+// Interning: one copy of each string that many decoded objects repeat.
 //
-// The pods of one Deployment carry the same label keys and values, the same
-// annotations, the same owner (ReplicaSet name and uid), image, node names,
-// condition types and statuses. encoding/json allocates a fresh copy of
-// every one of them for every pod it decodes; an informer caching 50,000
-// pods keeps 50,000 copies of "app.kubernetes.io/name". Compact passes
-// those strings through decodeInterner, so every pod points at one.
+// The pods of one Deployment carry the same namespace, label keys and
+// values, owner (ReplicaSet name and uid), image, node names, condition
+// types and statuses. A decoder that allocates a fresh copy of every
+// string it meets makes an informer caching 50,000 pods keep 50,000
+// copies of "app.kubernetes.io/name", and leaves as many more behind as
+// garbage when a compaction step swaps them for a shared one afterwards.
+// So strings are interned while they are decoded: onepass asks the
+// Decoder for every string it stores (onepass.Interner), and a string
+// already held costs no allocation at all.
 //
-// The trade-off, and why it is not unique.Make:
+// Strings that repeat go in one table for the process (sharedStrings),
+// found by hash: a string it holds costs a lookup and no allocation, on
+// every decoding goroutine, of every watch and list. But some strings of
+// an object never repeat (its name, uid, resourceVersion, pod IP), and the
+// decoder cannot tell which is which by looking. So a string the table
+// does not hold is allocated, as it would be without interning, and only
+// handed to the table the second time a decoding goroutine meets it: each
+// Decoder remembers the hashes of the strings it allocated (seenStrings,
+// a bitset of its own, no lock) and a string whose hash is already there
+// has, most likely, been met before. A string never seen again costs what
+// it would cost without interning: one allocation, the string itself.
 //
-//   - unique.Make(s).Value() returns a canonical string, but the canonical
-//     copy is only held weakly, for as long as some unique.Handle is alive.
-//     A string field cannot hold a Handle, so after the next GC the entry is
-//     gone and the next pod gets a new copy: it would dedup within one GC
-//     cycle only (a list page, not a cache).
-//   - This interner holds its strings strongly, so it is bounded: at most
-//     internMaxEntries strings of at most internMaxLen bytes each (about a
-//     megabyte with sync.Map's overhead). When it fills up it starts over
-//     with an empty table: strings already handed out stay valid (strings
-//     are immutable; the cached objects keep them alive), later pods just
-//     get new canonical copies. A workload whose label values churn (a new
-//     pod-template-hash per rollout) thus cannot grow it without bound.
-//   - It is safe for concurrent decoders (the workers decode in
-//     parallel): lookups are sync.Map loads, which do not lock; a miss
-//     stores once (LoadOrStore), so two decoders agree on one copy.
-//   - A hit costs a hash and a compare per string at decode time; a miss
-//     costs a clone (so an interned string never pins a bigger decode
-//     buffer it was sliced from) and a map entry.
+// The shared table is bounded whatever the workload: sharedStringBuckets
+// buckets of sharedStringWays slots, a string going to the bucket its hash
+// picks, and taking over a slot there when the bucket is full (the string
+// it pushes out is not lost: the objects that hold it keep it alive, and
+// the next one to meet it is given a new copy). Its slots are atomic
+// pointers: lookups take no lock, and two Decoders handing it the same
+// string at once agree on one copy (a compare-and-swap). A Decoder's
+// bitset forgets everything once an eighth of it is set, so unique
+// strings do not fill it up and make every string look seen. Strings over
+// internMaxLen bytes are not interned at all (a long message or annotation
+// is hashed for nothing if it is unique).
 //
-// Only strings likely to repeat go through it; names, uids,
-// resourceVersions and pod IPs are unique per object and would only fill
-// the table.
+// Why not unique.Make: its canonical copy is held only as long as some
+// unique.Handle is, and a string field cannot hold a Handle, so it would
+// share a string within one garbage collection cycle, not across a cache.
 const (
-	internMaxEntries = 8192
-	internMaxLen     = 256
+	internMaxLen         = 256
+	sharedStringWays     = 4
+	sharedStringBuckets  = 1 << 11 // × 4 ways: 8,192 strings, 64 KiB of pointers
+	sharedStringShift    = 64 - 11 // the hash's top bits pick a bucket
+	seenStringBits       = 1 << 16 // per Decoder: 8 KiB, its hash's low bits pick a bit
+	seenStringsForgetAt  = seenStringBits / 8
+	sharedStringVictimAt = 8 // the hash's bits from here pick the slot a string takes in a full bucket
 )
 
-type interner struct {
-	table atomic.Pointer[sync.Map] // string -> string
-	n     atomic.Int64             // entries stored in table (roughly: races may overshoot a little)
+// internSeed hashes every interned string.
+var internSeed = maphash.MakeSeed()
+
+// stringTable is the process's table of strings that repeat.
+type stringTable struct {
+	buckets [sharedStringBuckets][sharedStringWays]atomic.Pointer[string]
 }
 
-var decodeInterner = newInterner()
+var sharedStrings stringTable
 
-func newInterner() *interner {
-	in := &interner{}
-	in.table.Store(new(sync.Map))
-	return in
+// find returns the string equal to b held in h's bucket, if any.
+func (t *stringTable) find(h uint64, b []byte) (string, bool) {
+	bucket := &t.buckets[h>>sharedStringShift]
+	for i := range bucket {
+		if p := bucket[i].Load(); p != nil && *p == string(b) { // no allocation: Go compares the bytes as they are
+			return *p, true
+		}
+	}
+	return "", false
 }
 
-// intern returns the canonical copy of s, adding it if there is room.
-func (in *interner) intern(s string) string {
+// keep puts s, which pins no bigger buffer, in h's bucket, and returns the
+// copy to use: s, or an equal string another goroutine put there first.
+func (t *stringTable) keep(h uint64, s string) string {
+	bucket := &t.buckets[h>>sharedStringShift]
+	held := new(string) // allocated here: taking &s would move s to the heap on every call
+	*held = s
+	for {
+		var slot *atomic.Pointer[string]
+		for i := range bucket {
+			p := bucket[i].Load()
+			if p != nil && *p == s {
+				return *p
+			}
+			if p == nil && slot == nil {
+				slot = &bucket[i]
+			}
+		}
+		if slot == nil { // full: take over the slot s's hash picks
+			slot = &bucket[(h>>sharedStringVictimAt)&(sharedStringWays-1)]
+		}
+		if slot.CompareAndSwap(slot.Load(), held) {
+			return s
+		}
+	}
+}
+
+// intern returns the shared copy of s, making s (cloned, in case it is
+// part of a bigger string) the shared copy if there is none. It is how
+// Compact interns the strings of an object decoded by encoding/json.
+func (t *stringTable) intern(s string) string {
 	if s == "" || len(s) > internMaxLen {
 		return s
 	}
-	t := in.table.Load()
-	if v, ok := t.Load(s); ok {
-		return v.(string)
+	h := maphash.String(internSeed, s)
+	if c, ok := t.find(h, unsafe.Slice(unsafe.StringData(s), len(s))); ok {
+		return c
 	}
-	c := strings.Clone(s)
-	v, loaded := t.LoadOrStore(c, c)
-	if !loaded && in.n.Add(1) >= internMaxEntries {
-		// Full: start over. Swapping the table (rather than deleting
-		// entries) keeps lookups lock-free.
-		if in.table.CompareAndSwap(t, new(sync.Map)) {
-			in.n.Store(0)
-		}
-	}
-	return v.(string)
+	return t.keep(h, strings.Clone(s))
 }
 
 // internMap interns the keys and values of m in place and returns m. A
@@ -85,7 +124,7 @@ func (in *interner) intern(s string) string {
 // Nothing is allocated for up to 8 entries (the keys fit a stack array)
 // and the map keeps its table: deleting and re-adding the same number of
 // entries does not grow it.
-func (in *interner) internMap(m map[string]string) map[string]string {
+func (t *stringTable) internMap(m map[string]string) map[string]string {
 	if len(m) == 0 {
 		return m
 	}
@@ -96,7 +135,50 @@ func (in *interner) internMap(m map[string]string) map[string]string {
 	for _, k := range keys {
 		v := m[k]
 		delete(m, k)
-		m[in.intern(k)] = in.intern(v)
+		m[t.intern(k)] = t.intern(v)
 	}
 	return m
+}
+
+// seenStrings is what a Decoder remembers of the strings it allocated:
+// their hashes, one bit each.
+type seenStrings struct {
+	bits []uint64 // seenStringBits of them, made on first use
+	set  int      // bits set since the last forgetting
+}
+
+// intern returns a string equal to b: t's copy, or a new one, which
+// becomes t's copy if b was (most likely) met before.
+func (l *seenStrings) intern(t *stringTable, b []byte) string {
+	if len(b) == 0 || len(b) > internMaxLen {
+		return string(b)
+	}
+	h := maphash.Bytes(internSeed, b)
+	if s, ok := t.find(h, b); ok {
+		return s
+	}
+	s := string(b)
+	if l.seen(h) {
+		return t.keep(h, s)
+	}
+	return s
+}
+
+// seen reports whether h's bit was set, and sets it.
+func (l *seenStrings) seen(h uint64) bool {
+	switch {
+	case l.bits == nil:
+		l.bits = make([]uint64, seenStringBits/64)
+	case l.set >= seenStringsForgetAt:
+		clear(l.bits)
+		l.set = 0
+	}
+	i := h & (seenStringBits - 1)
+	word, bit := &l.bits[i/64], uint64(1)<<(i%64)
+	if *word&bit != 0 {
+		return true
+	}
+	*word |= bit
+	l.set++
+	return false
 }

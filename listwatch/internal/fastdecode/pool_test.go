@@ -22,7 +22,7 @@ const deadline = 10 * time.Second
 // decodePodItem is an Item: a list item into a new pod.
 func decodePodItem(d *Decoder, raw []byte) (api.Object, error) {
 	p := &api.Pod{}
-	if err := d.Value(raw, p); err != nil {
+	if err := d.Value(raw, p, false); err != nil {
 		return nil, err
 	}
 	return p, nil

@@ -56,7 +56,7 @@ func TestRoom_SameValuesAsAPlainDecode(t *testing.T) {
 		got := &api.Pod{}
 		r.lend(got)
 		require.NoError(t, json.Unmarshal([]byte(b), got))
-		r.giveBack(got)
+		r.giveBack(got, false)
 		decoded = append(decoded, got)
 
 		require.Empty(t, cmp.Diff(want, got), b)
@@ -87,7 +87,7 @@ func TestRoom_LeavesLessGarbage(t *testing.T) {
 		var p api.Pod
 		r.lend(&p)
 		_ = json.Unmarshal(body, &p)
-		r.giveBack(&p)
+		r.giveBack(&p, false)
 		Compact(&p)
 	})
 	require.Less(t, lent, plain-2, "allocations per pod: %v plain, %v with a room", plain, lent)

@@ -1,0 +1,133 @@
+package fastdecode
+
+import (
+	"fmt"
+	"hash/maphash"
+	"sync"
+	"testing"
+	"unsafe"
+
+	"github.com/stretchr/testify/require"
+)
+
+// same reports whether x and y are one string in memory, not only equal.
+func same(x, y string) bool { return x == y && unsafe.StringData(x) == unsafe.StringData(y) }
+
+// A string goes to the shared table the second time a Decoder meets it,
+// not the first: a name met once never takes a slot. From then on every
+// Decoder gets the shared copy, without allocating.
+func TestStrings_SharedOnceMetTwice(t *testing.T) {
+	table := new(stringTable)
+	var a, b seenStrings
+	first := a.intern(table, []byte("app.kubernetes.io/name"))
+	_, held := table.find(maphash.String(internSeed, first), []byte(first))
+	require.False(t, held, "met once: not shared yet")
+
+	second := a.intern(table, []byte("app.kubernetes.io/name"))
+	require.Equal(t, first, second)
+	_, held = table.find(maphash.String(internSeed, second), []byte(second))
+	require.True(t, held, "met twice: shared")
+
+	other := b.intern(table, []byte("app.kubernetes.io/name"))
+	require.True(t, same(second, other), "another Decoder gets the shared copy")
+	key := []byte("app.kubernetes.io/name")
+	require.Zero(t, testing.AllocsPerRun(100, func() { b.intern(table, key) }), "a shared string costs no allocation")
+}
+
+// A string met once costs one allocation, the string itself, as it would
+// without interning.
+func TestStrings_AStringMetOnceCostsOneAllocation(t *testing.T) {
+	table := new(stringTable)
+	var l seenStrings
+	names := make([][]byte, 1000)
+	for i := range names {
+		names[i] = fmt.Appendf(nil, "web-7d9f8b6c5d-%05d", i)
+	}
+	l.intern(table, []byte("warm")) // makes the bitset
+	i := 0
+	allocs := testing.AllocsPerRun(len(names)-1, func() {
+		l.intern(table, names[i])
+		i++
+	})
+	require.Equal(t, float64(1), allocs)
+}
+
+// The shared table is bounded by its slots: a full bucket gives a slot
+// up to a newcomer, and what it handed out before stays valid. Empty and
+// long strings are not interned.
+func TestStrings_Bounded(t *testing.T) {
+	table := new(stringTable)
+	var handed []string
+	for i := range sharedStringBuckets * sharedStringWays * 3 {
+		s := fmt.Sprint("v", i)
+		got := table.intern(s)
+		require.Equal(t, s, got)
+		handed = append(handed, got)
+	}
+	held := 0
+	for b := range table.buckets {
+		for w := range table.buckets[b] {
+			if table.buckets[b][w].Load() != nil {
+				held++
+			}
+		}
+	}
+	require.LessOrEqual(t, held, sharedStringBuckets*sharedStringWays)
+	for i, s := range handed {
+		require.Equal(t, fmt.Sprint("v", i), s, "a string handed out stays what it was")
+	}
+	long := string(make([]byte, internMaxLen+1))
+	require.Equal(t, long, table.intern(long))
+	require.Equal(t, "", table.intern(""))
+	t.Logf("%d strings interned, %d held: the table's %d slots bound it", len(handed), held, sharedStringBuckets*sharedStringWays)
+}
+
+// A Decoder's memory of what it met forgets everything once an eighth of
+// it is set, so strings met once (names, uids) do not end up making every
+// string look met before.
+func TestStrings_SeenForgets(t *testing.T) {
+	var l seenStrings
+	for i := 0; l.set < seenStringsForgetAt; i++ {
+		l.seen(maphash.String(internSeed, fmt.Sprint("n", i)))
+	}
+	require.False(t, l.seen(maphash.String(internSeed, "n0")), "full: forgotten")
+	require.Equal(t, 1, l.set, "then the newcomer set")
+}
+
+// Decoders on several goroutines, each with its own memory, meeting the
+// same strings agree on one copy of each (run with -race). The strings are
+// picked to land in different buckets, so that none pushes another out.
+func TestStrings_ConcurrentDecodersAgree(t *testing.T) {
+	table := new(stringTable)
+	var words []string
+	buckets := map[uint64]bool{}
+	for i := 0; len(words) < 50; i++ {
+		w := fmt.Sprint("label-", i)
+		if b := maphash.String(internSeed, w) >> sharedStringShift; !buckets[b] {
+			buckets[b] = true
+			words = append(words, w)
+		}
+	}
+	got := make([][]string, 8)
+	var wg sync.WaitGroup
+	for g := range got {
+		wg.Go(func() {
+			var l seenStrings
+			got[g] = make([]string, len(words))
+			for round := range 20 {
+				for i, w := range words {
+					s := l.intern(table, []byte(w))
+					if round == 19 {
+						got[g][i] = s
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for g := range got {
+		for i := range words {
+			require.True(t, same(got[0][i], got[g][i]), "goroutine %d holds its own %q", g, words[i])
+		}
+	}
+}
