@@ -135,6 +135,67 @@ func onepassListDecode(tb testing.TB, body []byte) {
 	}
 }
 
+// cpuMeter adds up, over the timed parts of a benchmark (resume where the
+// timer starts, pause where it stops), the process's CPU time as the OS
+// counts it (processCPU), and, as the Go runtime estimates them
+// (runtime/metrics' /cpu/classes), the time its processors (Ps, GOMAXPROCS
+// of them) were idle, with no goroutine to run, and the time they spent
+// collecting garbage.
+type cpuMeter struct {
+	start, total time.Duration
+	at, sum      cpuClasses
+}
+
+func (m *cpuMeter) resume() {
+	m.start, m.at = processCPU(), readCPUClasses()
+}
+
+func (m *cpuMeter) pause() {
+	m.total += processCPU() - m.start
+	now := readCPUClasses()
+	m.sum.idle += now.idle - m.at.idle
+	m.sum.gc += now.gc - m.at.gc
+	m.sum.all += now.all - m.at.all
+}
+
+// report adds four metrics:
+//
+//	cores         CPU time ÷ wall time, as the OS counts it: at most 2 on
+//	              this machine, less when other processes take the cores
+//	busy-Ps       GOMAXPROCS minus the Ps' idle time ÷ wall time: how many
+//	              of its cores the process had work for (2: both, always;
+//	              above cores when the OS gave the cores to others)
+//	gc-share      the Ps' time collecting garbage ÷ their busy time
+//	cpu-ns/event  the OS's CPU time per event
+//
+// They count every thread of the process: the test server's writing too.
+func (m *cpuMeter) report(b *testing.B, events int) {
+	wall := b.Elapsed().Seconds()
+	if m.total <= 0 || wall <= 0 {
+		return // not measured on this platform
+	}
+	b.ReportMetric(m.total.Seconds()/wall, "cores")
+	b.ReportMetric(float64(runtime.GOMAXPROCS(0))-m.sum.idle/wall, "busy-Ps")
+	if busy := m.sum.all - m.sum.idle; busy > 0 {
+		b.ReportMetric(m.sum.gc/busy, "gc-share")
+	}
+	b.ReportMetric(float64(m.total.Nanoseconds())/float64(b.N)/float64(events), "cpu-ns/event")
+}
+
+// cpuClasses is what the runtime estimates its Ps spent their time on, in
+// seconds summed over the Ps, since the process started.
+type cpuClasses struct{ all, idle, gc float64 }
+
+func readCPUClasses() cpuClasses {
+	s := []metrics.Sample{
+		{Name: "/cpu/classes/total:cpu-seconds"},
+		{Name: "/cpu/classes/idle:cpu-seconds"},
+		{Name: "/cpu/classes/gc/total:cpu-seconds"},
+	}
+	metrics.Read(s)
+	return cpuClasses{all: s[0].Value.Float64(), idle: s[1].Value.Float64(), gc: s[2].Value.Float64()}
+}
+
 func timeOnce(f func()) time.Duration {
 	start := time.Now()
 	f()
@@ -173,29 +234,41 @@ func BenchmarkWatchPipeline100k(b *testing.B) {
 	b.Run("bare-decode", func(b *testing.B) {
 		b.SetBytes(int64(len(d.stream)))
 		b.ReportAllocs()
+		var cpu cpuMeter
+		cpu.resume()
 		for b.Loop() {
 			bareWatchDecode(b, d.stream)
 		}
+		cpu.pause()
 		bareWatchNs = b.Elapsed() / time.Duration(b.N)
 		reportEvents(b, watchEvents)
+		cpu.report(b, watchEvents)
 	})
 	b.Run("bare-decode-2-goroutines", func(b *testing.B) {
 		b.SetBytes(int64(len(d.stream)))
 		b.ReportAllocs()
+		var cpu cpuMeter
+		cpu.resume()
 		for b.Loop() {
 			bareWatchDecodeHalves(b, d.stream)
 		}
+		cpu.pause()
 		reportEvents(b, watchEvents)
+		cpu.report(b, watchEvents)
 		b.ReportMetric(float64(bareWatchNs)/float64(b.Elapsed()/time.Duration(b.N)), "x-bare")
 	})
 	b.Run("bare-onepass", func(b *testing.B) {
 		b.SetBytes(int64(len(d.stream)))
 		b.ReportAllocs()
+		var cpu cpuMeter
+		cpu.resume()
 		for b.Loop() {
 			onepassWatchDecode(b, d.stream)
 		}
+		cpu.pause()
 		onepassWatchNs = b.Elapsed() / time.Duration(b.N)
 		reportEvents(b, watchEvents)
+		cpu.report(b, watchEvents)
 		if bareWatchNs == 0 {
 			bareWatchNs = timeOnce(func() { bareWatchDecode(b, d.stream) })
 		}
@@ -268,6 +341,7 @@ func benchWatchPipeline(b *testing.B, d *watchData, opts informer.SharedIndexInf
 	}
 	b.SetBytes(int64(len(d.stream)))
 	b.ReportAllocs()
+	var cpu cpuMeter
 	for b.Loop() {
 		b.StopTimer()
 		srv.watches.Store(0)
@@ -293,6 +367,7 @@ func benchWatchPipeline(b *testing.B, d *watchData, opts informer.SharedIndexInf
 		done := make(chan struct{})
 		runtime.GC()
 		b.StartTimer()
+		cpu.resume()
 
 		go func() { defer close(done); inf.Run(ctx) }()
 		if handler {
@@ -304,6 +379,7 @@ func benchWatchPipeline(b *testing.B, d *watchData, opts informer.SharedIndexInf
 			})
 		}
 
+		cpu.pause()
 		b.StopTimer()
 		cancel()
 		<-done
@@ -312,6 +388,7 @@ func benchWatchPipeline(b *testing.B, d *watchData, opts informer.SharedIndexInf
 		b.StartTimer()
 	}
 	reportEvents(b, watchEvents)
+	cpu.report(b, watchEvents)
 	if bareWatchNs == 0 {
 		bareWatchNs = timeOnce(func() { bareWatchDecode(b, d.stream) })
 	}
@@ -435,20 +512,28 @@ func BenchmarkListSync50k(b *testing.B) {
 	b.Run("bare-decode", func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
+		var cpu cpuMeter
+		cpu.resume()
 		for b.Loop() {
 			bareListDecode(b, body)
 		}
+		cpu.pause()
 		bareListNs = b.Elapsed() / time.Duration(b.N)
 		reportEvents(b, listPods)
+		cpu.report(b, listPods)
 	})
 	b.Run("bare-onepass", func(b *testing.B) {
 		b.SetBytes(int64(len(body)))
 		b.ReportAllocs()
+		var cpu cpuMeter
+		cpu.resume()
 		for b.Loop() {
 			onepassListDecode(b, body)
 		}
+		cpu.pause()
 		onepassListNs = b.Elapsed() / time.Duration(b.N)
 		reportEvents(b, listPods)
+		cpu.report(b, listPods)
 		if bareListNs == 0 {
 			bareListNs = timeOnce(func() { bareListDecode(b, body) })
 		}
@@ -473,6 +558,7 @@ func benchListSync(b *testing.B, list *listData, opts informer.SharedIndexInform
 	b.SetBytes(int64(served))
 	b.ReportAllocs()
 	var peak, peakLive, cache uint64
+	var cpu cpuMeter
 	for b.Loop() {
 		b.StopTimer()
 		lw := listwatch.NewFilteredListWatchFromClient(client, listwatch.Pods, "default", nil)
@@ -484,10 +570,12 @@ func benchListSync(b *testing.B, list *listData, opts informer.SharedIndexInform
 		beforeLive := markedLiveBytes() // the same heap, as the GC saw it
 		sampler := startPeakSampler()
 		b.StartTimer()
+		cpu.resume()
 
 		go func() { defer close(done); inf.Run(ctx) }()
 		waitFor(inf.HasSynced)
 
+		cpu.pause()
 		b.StopTimer()
 		high, highLive := sampler.Stop()
 		if n := len(inf.GetStore().ListKeys()); n != listPods {
@@ -503,6 +591,7 @@ func benchListSync(b *testing.B, list *listData, opts informer.SharedIndexInform
 		b.StartTimer()
 	}
 	reportEvents(b, listPods)
+	cpu.report(b, listPods)
 	if bareListNs == 0 {
 		bareListNs = timeOnce(func() { bareListDecode(b, list.body) })
 	}
