@@ -1,23 +1,17 @@
 package bench
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"log/slog"
 	"os"
 	"runtime"
-	"runtime/metrics"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/kinformer/kinformer/api"
 	"github.com/kinformer/kinformer/informer"
-	"github.com/kinformer/kinformer/internal/onepass"
 	"github.com/kinformer/kinformer/listwatch"
 )
 
@@ -36,166 +30,6 @@ var (
 	onepassListNs  time.Duration
 )
 
-// bareWatchDecode is the yardstick: one goroutine, one json.Decoder over
-// the watch bytes, a fresh event (and pod) per frame, nothing else.
-func bareWatchDecode(tb testing.TB, stream []byte) {
-	dec := json.NewDecoder(bytes.NewReader(stream))
-	n := 0
-	for {
-		var ev bareEvent
-		if err := dec.Decode(&ev); err == io.EOF {
-			break
-		} else if err != nil {
-			tb.Fatal(err)
-		}
-		if ev.Object == nil {
-			tb.Fatalf("event %d has no object", n)
-		}
-		n++
-	}
-	if n != watchEvents {
-		tb.Fatalf("decoded %d events, want %d", n, watchEvents)
-	}
-}
-
-// onepassWatchDecode is bareWatchDecode with the decoder the pipeline
-// uses: one goroutine cuts the stream at newlines and decodes each frame
-// with onepass.Unmarshal into a fresh event.
-func onepassWatchDecode(tb testing.TB, stream []byte) {
-	n := 0
-	for rest := stream; len(rest) > 0; {
-		end := bytes.IndexByte(rest, '\n')
-		if end < 0 {
-			end = len(rest)
-		}
-		var ev bareEvent
-		if err := onepass.Unmarshal(rest[:end], &ev); err != nil {
-			tb.Fatal(err)
-		}
-		if ev.Object == nil {
-			tb.Fatalf("event %d has no object", n)
-		}
-		n++
-		rest = rest[min(end+1, len(rest)):]
-	}
-	if n != watchEvents {
-		tb.Fatalf("decoded %d events, want %d", n, watchEvents)
-	}
-}
-
-// bareWatchDecodeHalves is the machine's ceiling for any two-goroutine
-// pipeline: the stream cut in two halves at a frame end, each decoded by
-// its own goroutine with its own json.Decoder, with nothing else (no HTTP,
-// no order kept, no queue). Its x-bare is how much a second goroutine can
-// add on this machine at all: on two hyperthreads of one core, well
-// under 2.
-func bareWatchDecodeHalves(tb testing.TB, stream []byte) {
-	mid := bytes.IndexByte(stream[len(stream)/2:], '\n') + len(stream)/2 + 1
-	var wg sync.WaitGroup
-	counts := make([]int, 2)
-	for i, half := range [][]byte{stream[:mid], stream[mid:]} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			dec := json.NewDecoder(bytes.NewReader(half))
-			for {
-				var ev bareEvent
-				if err := dec.Decode(&ev); err != nil {
-					return // io.EOF at the end; the count below catches anything else
-				}
-				counts[i]++
-			}
-		}()
-	}
-	wg.Wait()
-	if n := counts[0] + counts[1]; n != watchEvents {
-		tb.Fatalf("decoded %d events, want %d", n, watchEvents)
-	}
-}
-
-// bareListDecode decodes the list body in one json.Unmarshal.
-func bareListDecode(tb testing.TB, body []byte) {
-	var l api.PodList
-	if err := json.Unmarshal(body, &l); err != nil {
-		tb.Fatal(err)
-	}
-	if len(l.Items) != listPods {
-		tb.Fatalf("decoded %d pods, want %d", len(l.Items), listPods)
-	}
-}
-
-// onepassListDecode decodes the list body in one onepass.Unmarshal.
-func onepassListDecode(tb testing.TB, body []byte) {
-	var l api.PodList
-	if err := onepass.Unmarshal(body, &l); err != nil {
-		tb.Fatal(err)
-	}
-	if len(l.Items) != listPods {
-		tb.Fatalf("decoded %d pods, want %d", len(l.Items), listPods)
-	}
-}
-
-// cpuMeter adds up, over the timed parts of a benchmark (resume where the
-// timer starts, pause where it stops), the process's CPU time as the OS
-// counts it (processCPU), and, as the Go runtime estimates them
-// (runtime/metrics' /cpu/classes), the time its processors (Ps, GOMAXPROCS
-// of them) were idle, with no goroutine to run, and the time they spent
-// collecting garbage.
-type cpuMeter struct {
-	start, total time.Duration
-	at, sum      cpuClasses
-}
-
-func (m *cpuMeter) resume() {
-	m.start, m.at = processCPU(), readCPUClasses()
-}
-
-func (m *cpuMeter) pause() {
-	m.total += processCPU() - m.start
-	now := readCPUClasses()
-	m.sum.idle += now.idle - m.at.idle
-	m.sum.gc += now.gc - m.at.gc
-	m.sum.all += now.all - m.at.all
-}
-
-// report adds four metrics:
-//
-//	cores         CPU time ÷ wall time, as the OS counts it: at most 2 on
-//	              this machine, less when other processes take the cores
-//	busy-Ps       GOMAXPROCS minus the Ps' idle time ÷ wall time: how many
-//	              of its cores the process had work for (2: both, always;
-//	              above cores when the OS gave the cores to others)
-//	gc-share      the Ps' time collecting garbage ÷ their busy time
-//	cpu-ns/event  the OS's CPU time per event
-//
-// They count every thread of the process: the test server's writing too.
-func (m *cpuMeter) report(b *testing.B, events int) {
-	wall := b.Elapsed().Seconds()
-	if m.total <= 0 || wall <= 0 {
-		return // not measured on this platform
-	}
-	b.ReportMetric(m.total.Seconds()/wall, "cores")
-	b.ReportMetric(float64(runtime.GOMAXPROCS(0))-m.sum.idle/wall, "busy-Ps")
-	if busy := m.sum.all - m.sum.idle; busy > 0 {
-		b.ReportMetric(m.sum.gc/busy, "gc-share")
-	}
-	b.ReportMetric(float64(m.total.Nanoseconds())/float64(b.N)/float64(events), "cpu-ns/event")
-}
-
-// cpuClasses is what the runtime estimates its Ps spent their time on, in
-// seconds summed over the Ps, since the process started.
-type cpuClasses struct{ all, idle, gc float64 }
-
-func readCPUClasses() cpuClasses {
-	s := []metrics.Sample{
-		{Name: "/cpu/classes/total:cpu-seconds"},
-		{Name: "/cpu/classes/idle:cpu-seconds"},
-		{Name: "/cpu/classes/gc/total:cpu-seconds"},
-	}
-	metrics.Read(s)
-	return cpuClasses{all: s[0].Value.Float64(), idle: s[1].Value.Float64(), gc: s[2].Value.Float64()}
-}
-
 func timeOnce(f func()) time.Duration {
 	start := time.Now()
 	f()
@@ -212,6 +46,8 @@ func timeOnce(f func()) time.Duration {
 //     over half the stream: what a second core adds to decoding alone.
 //   - bare-onepass: a single-goroutine loop with the pipeline's decoder,
 //     onepass.Unmarshal (internal/onepass).
+//   - bare-onepass-2-goroutines: the same on two goroutines, each over half
+//     the stream: the ceiling of x-onepass on this machine.
 //   - Today, Articles: the two informers (informer.Pipeline), side by
 //     side; the rest are the articles' informer with one of today's pieces
 //     added (pipelines below).
@@ -273,6 +109,22 @@ func BenchmarkWatchPipeline100k(b *testing.B) {
 			bareWatchNs = timeOnce(func() { bareWatchDecode(b, d.stream) })
 		}
 		b.ReportMetric(float64(bareWatchNs)/float64(onepassWatchNs), "x-bare")
+	})
+	b.Run("bare-onepass-2-goroutines", func(b *testing.B) {
+		b.SetBytes(int64(len(d.stream)))
+		b.ReportAllocs()
+		var cpu cpuMeter
+		cpu.resume()
+		for b.Loop() {
+			onepassWatchDecodeHalves(b, d.stream)
+		}
+		cpu.pause()
+		reportEvents(b, watchEvents)
+		cpu.report(b, watchEvents)
+		if onepassWatchNs == 0 {
+			onepassWatchNs = timeOnce(func() { onepassWatchDecode(b, d.stream) })
+		}
+		b.ReportMetric(float64(onepassWatchNs)/float64(b.Elapsed()/time.Duration(b.N)), "x-onepass")
 	})
 	for _, p := range pipelines {
 		b.Run(p.name, func(b *testing.B) { benchWatchPipeline(b, d, p.opts, true) })
@@ -409,69 +261,6 @@ func waitFor(f func() bool) {
 	}
 }
 
-// heapObjectsBytes reads runtime/metrics' /memory/classes/heap/objects:bytes:
-// the bytes of heap objects, live or dead but not yet swept. Right after a
-// GC it is the live heap; between GCs it is what the heap really holds.
-func heapObjectsBytes() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
-// markedLiveBytes reads /gc/heap/live:bytes: the heap the last GC found
-// live. Sampled during a sync, its high-water is the most the pipeline
-// held on to at once (objects decoded and queued, the cache), whatever
-// garbage the collector let pile up around it.
-func markedLiveBytes() uint64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
-func liveHeap() uint64 {
-	runtime.GC()
-	runtime.GC()
-	return heapObjectsBytes()
-}
-
-// peakSampler polls heapObjectsBytes and markedLiveBytes every millisecond
-// until stopped and keeps the highest value of each.
-type peakSampler struct {
-	stop       chan struct{}
-	done       chan struct{}
-	peak, live uint64
-}
-
-func startPeakSampler() *peakSampler {
-	s := &peakSampler{stop: make(chan struct{}), done: make(chan struct{}), peak: heapObjectsBytes(), live: markedLiveBytes()}
-	go func() {
-		defer close(s.done)
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			if v := heapObjectsBytes(); v > s.peak {
-				s.peak = v
-			}
-			if v := markedLiveBytes(); v > s.live {
-				s.live = v
-			}
-			select {
-			case <-s.stop:
-				return
-			case <-t.C:
-			}
-		}
-	}()
-	return s
-}
-
-// Stop ends the sampling and returns the two high-waters.
-func (s *peakSampler) Stop() (peak, live uint64) {
-	close(s.stop)
-	<-s.done
-	return max(s.peak, heapObjectsBytes()), max(s.live, markedLiveBytes())
-}
-
 // BenchmarkListSync50k: the initial sync of 50,000 ~3.9 KB pods over
 // loopback HTTP, from Run to HasSynced (polled every ms), served as one
 // prebuilt PodList body to a LIST, or as 50,000 prebuilt ADDED frames and
@@ -480,6 +269,8 @@ func (s *peakSampler) Stop() (peak, live uint64) {
 //   - bare-decode: the yardstick, json.Unmarshal of the PodList body.
 //   - bare-onepass: onepass.Unmarshal of the same body, the pipeline's
 //     decoder on one goroutine.
+//   - bare-onepass-2-goroutines: the list's items on two goroutines, each
+//     item into a new pod: the ceiling of x-onepass on this machine.
 //   - Today: today's informer, a streaming list: one watch whose initial
 //     events the Reflector collects, then Replaces the store with (one
 //     ReplacedAll item the informer applies in one cache write).
@@ -538,6 +329,22 @@ func BenchmarkListSync50k(b *testing.B) {
 			bareListNs = timeOnce(func() { bareListDecode(b, body) })
 		}
 		b.ReportMetric(float64(bareListNs)/float64(onepassListNs), "x-bare")
+	})
+	b.Run("bare-onepass-2-goroutines", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		b.ReportAllocs()
+		var cpu cpuMeter
+		cpu.resume()
+		for b.Loop() {
+			onepassListDecodeHalves(b, list.items)
+		}
+		cpu.pause()
+		reportEvents(b, listPods)
+		cpu.report(b, listPods)
+		if onepassListNs == 0 {
+			onepassListNs = timeOnce(func() { onepassListDecode(b, body) })
+		}
+		b.ReportMetric(float64(onepassListNs)/float64(b.Elapsed()/time.Duration(b.N)), "x-onepass")
 	})
 	for _, p := range pipelines {
 		b.Run(p.name, func(b *testing.B) { benchListSync(b, list, p.opts) })
