@@ -199,7 +199,7 @@ func (f *DeltaFIFO) Replace(list []api.Object, resourceVersion string) error {
 		return ErrFIFOClosed
 	}
 
-	objs, keys, err := admitList(list, f.admitLocked, f.qkeyOf)
+	objs, keys, err := admitList(list, f.admitLocked, f.qkeyOf, true)
 	if err != nil {
 		return err
 	}

@@ -83,10 +83,14 @@ func admit(closed bool, t TransformFunc, obj api.Object) (api.Object, error) {
 
 // admitList admits and keys every object of a Replace's list before any is
 // queued, so a bad item fails the whole Replace instead of leaving half of it
-// queued. It returns the admitted objects, in list order, and their keys.
-func admitList(list []api.Object, admitOne func(api.Object) (api.Object, error), keyOf func(any) (qkey, error)) ([]api.Object, map[qkey]struct{}, error) {
+// queued. It returns the admitted objects, in list order, and, if the
+// caller wants them (withKeys), their keys.
+func admitList(list []api.Object, admitOne func(api.Object) (api.Object, error), keyOf func(any) (qkey, error), withKeys bool) ([]api.Object, map[qkey]struct{}, error) {
 	objs := make([]api.Object, len(list))
-	keys := make(map[qkey]struct{}, len(list))
+	var keys map[qkey]struct{}
+	if withKeys {
+		keys = make(map[qkey]struct{}, len(list))
+	}
 	for i, item := range list {
 		obj, err := admitOne(item)
 		if err != nil {
@@ -97,7 +101,9 @@ func admitList(list []api.Object, admitOne func(api.Object) (api.Object, error),
 			return nil, nil, fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
 		}
 		objs[i] = obj
-		keys[key] = struct{}{}
+		if withKeys {
+			keys[key] = struct{}{}
+		}
 	}
 	return objs, keys, nil
 }

@@ -205,7 +205,8 @@ func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 	if f.closed {
 		return ErrFIFOClosed
 	}
-	objs, listed, err := admitList(list, f.admitLocked, f.qkeyOf)
+	// An atomic Replace queues the list as one item: it needs no keys.
+	objs, listed, err := admitList(list, f.admitLocked, f.qkeyOf, !f.atomic)
 	if err != nil {
 		return err
 	}

@@ -32,25 +32,36 @@ import (
 // finds the last one in the cache, and no handler ever sees half a relist.
 // The deletions are found here, not in the queue: by the time this item is
 // popped, everything queued before it is in the cache.
+//
+// An empty cache (the first list) has nothing to compare: every listed
+// object is an add and nothing vanished, so nothing is looked up (on the
+// initial sync of a big list, that is most of this function's time).
 func processReplacedAll(clientState indexer.Store, info deltafifo.ReplacedAllInfo, isInInitialList bool, t *trace.Tracer, notify func(notification)) error {
-	listed := make(map[string]struct{}, len(info.Objects))
+	cachedKeys := clientState.ListKeys()
 	notes := make([]notification, 0, len(info.Objects))
-	for _, obj := range info.Objects {
-		key, err := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(obj)
-		if err != nil {
-			return fmt.Errorf("informer: ReplacedAll: %w", err)
-		}
-		listed[key] = struct{}{}
-		if old, exists, err := clientState.GetByKey(key); err == nil && exists {
-			notes = append(notes, updateNotification{oldObj: old, newObj: obj})
-		} else {
+	var vanished []string
+	if len(cachedKeys) == 0 {
+		for _, obj := range info.Objects {
 			notes = append(notes, addNotification{newObj: obj, isInInitialList: isInInitialList})
 		}
-	}
-	var vanished []string
-	for _, key := range clientState.ListKeys() {
-		if _, ok := listed[key]; !ok {
-			vanished = append(vanished, key)
+	} else {
+		listed := make(map[string]struct{}, len(info.Objects))
+		for _, obj := range info.Objects {
+			key, err := deltafifo.DeletionHandlingMetaNamespaceKeyFunc(obj)
+			if err != nil {
+				return fmt.Errorf("informer: ReplacedAll: %w", err)
+			}
+			listed[key] = struct{}{}
+			if old, exists, err := clientState.GetByKey(key); err == nil && exists {
+				notes = append(notes, updateNotification{oldObj: old, newObj: obj})
+			} else {
+				notes = append(notes, addNotification{newObj: obj, isInInitialList: isInInitialList})
+			}
+		}
+		for _, key := range cachedKeys {
+			if _, ok := listed[key]; !ok {
+				vanished = append(vanished, key)
+			}
 		}
 	}
 	slices.Sort(vanished)

@@ -74,8 +74,12 @@ var errNoEndBookmark = errors.New("the stream ended before the initial-events-en
 // bookmark, then syncWith's them. It returns how many events it read
 // (bookmarks too; skipped ones not, as client-go counts them).
 func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) (events int, err error) {
-	var order []string
-	initial := map[string]api.Object{}
+	// objs holds one slot per key, in the order keys were first seen;
+	// slot says where each key's is. A later event replaces the object
+	// in its key's slot, a DELETED empties it (and an ADDED after that
+	// fills it again: a key keeps the place it was first seen at).
+	var objs []api.Object
+	slot := map[objectKey]int{}
 	for {
 		var ev listwatch.Event
 		var ok bool
@@ -100,24 +104,27 @@ func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) (event
 			continue
 		}
 		events++
-		k := keyOf(ev.Object)
+		k := objectKey{ev.Object.GetNamespace(), ev.Object.GetName()}
 		switch ev.Type {
 		case api.Added, api.Modified:
-			if _, seen := initial[k]; !seen {
-				order = append(order, k)
+			if i, seen := slot[k]; seen {
+				objs[i] = ev.Object
+			} else {
+				slot[k] = len(objs)
+				objs = append(objs, ev.Object)
 			}
-			initial[k] = ev.Object
 		case api.Deleted:
-			delete(initial, k)
+			if i, seen := slot[k]; seen {
+				objs[i] = nil
+			}
 		case api.Bookmark:
 			if ev.Object.GetAnnotations()[api.InitialEventsAnnotationKey] != "true" {
 				continue // an ordinary bookmark: the initial events go on
 			}
-			list := make([]api.Object, 0, len(initial))
-			for _, k := range order {
-				if o, ok := initial[k]; ok {
+			list := make([]api.Object, 0, len(objs))
+			for _, o := range objs {
+				if o != nil {
 					list = append(list, o)
-					delete(initial, k) // a key deleted and added again is in order twice
 				}
 			}
 			if r.tracer.On() {
@@ -127,7 +134,11 @@ func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) (event
 			return events, r.syncWith(list, ev.Object.GetResourceVersion())
 		}
 		if r.tracer.On() && ev.Type != api.Bookmark {
-			r.tracer.Event("initial event", trace.Type(string(ev.Type)), trace.Key(k), trace.RV(ev.Object.GetResourceVersion()))
+			r.tracer.Event("initial event", trace.Type(string(ev.Type)), trace.Key(keyOf(ev.Object)), trace.RV(ev.Object.GetResourceVersion()))
 		}
 	}
 }
+
+// objectKey is an object's key as a map key: its namespace and name,
+// without building the "namespace/name" string for every event.
+type objectKey struct{ namespace, name string }
