@@ -47,7 +47,9 @@ lint:
 	grep -e '^github.com/google/go-cmp' -e '^github.com/stretchr/testify' -e '^golang.org/x/'); \
 	if [ -n "$$bad" ]; then echo "the library depends on more than the standard library:"; echo "$$bad"; exit 1; fi
 
-## docs-check: every Markdown link, anchor, backticked test name, repo path and symbol resolves; no file points outside the repo
+## docs-check: every Markdown link, anchor, backticked test name, repo path and symbol resolves; no file points outside the repo;
+## every page under docs/ has its Chinese twin under docs/zh-CN/ with the same headings, tests, scripts and code blocks
+## (internal/tools/checkdocs/twins.go): a page changed without its twin fails it
 docs-check:
 	$(GO) run ./internal/tools/checkdocs
 

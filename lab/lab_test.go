@@ -3,6 +3,7 @@ package lab_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -17,6 +18,14 @@ import (
 // it ends as soon as one does, so it costs nothing when the machine is
 // fast, and a busy machine gets time.
 const generous = 10 * time.Second
+
+// tell writes a line of the test's story under -v, without t.Logf's
+// file:line prefix.
+func tell(t *testing.T, format string, args ...any) {
+	if testing.Verbose() {
+		fmt.Fprintf(t.Output(), format+"\n", args...)
+	}
+}
 
 func newLab(t *testing.T, story *trace.Tracer) *lab.Lab {
 	return lab.New(lab.Options{Settle: generous, Next: func(e trace.Event) {
@@ -55,13 +64,13 @@ func TestLab_PauseHoldsEveryHopAndStepReleasesExactlyOne(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 1, h.Step)
 	require.Equal(t, "delta queued", h.What)
-	t.Logf("step 1: %s", h.Text)
+	tell(t, "step 1: %s", h.Text)
 
 	h, err = l.Step(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, 2, h.Step)
 	require.Equal(t, "pop", h.What)
-	t.Logf("step 2: %s", h.Text)
+	tell(t, "step 2: %s", h.Text)
 	<-done
 	require.Equal(t, 2, l.State().LastStep)
 }
@@ -120,7 +129,7 @@ func TestLab_StepMovesTheClockToTheNextTimer(t *testing.T) {
 	}, generous, time.Millisecond)
 	require.Equal(t, "phase", h.What)
 	require.Equal(t, 30*time.Second, clk.Now().Sub(before), "the step moved time to the backoff's end")
-	t.Logf("the step jumped %v to the backoff's end: %s", clk.Now().Sub(before), h.Text)
+	tell(t, "the step jumped %v to the backoff's end: %s", clk.Now().Sub(before), h.Text)
 	<-done
 
 	_, err := l.Step(context.Background())
@@ -150,7 +159,7 @@ func TestLab_RewindShowsTheRecordedStateAtAnyStep(t *testing.T) {
 	require.Equal(t, 1, v.Step)
 	require.Equal(t, []string{"default/web-1 Deleted"}, v.FIFO["pods"], "step 1: the Deleted delta is queued")
 	require.NotContains(t, v.Indexer, "pods", "step 1: the cache had not reported yet")
-	t.Logf("rewound to step %d: fifo %v", v.Step, v.FIFO["pods"])
+	tell(t, "rewound to step %d: fifo %v", v.Step, v.FIFO["pods"])
 
 	require.ErrorIs(t, l.Rewind(99), lab.ErrNoSuchStep)
 	l.Resume()

@@ -16,6 +16,14 @@ import (
 	"github.com/kinformer/kinformer/internal/syncbuf"
 )
 
+// tell writes one line of the test's story (under -v), without the
+// file:line prefix t.Logf adds.
+func tell(t *testing.T, format string, args ...any) {
+	if testing.Verbose() {
+		fmt.Fprintf(t.Output(), format+"\n", args...)
+	}
+}
+
 // labDemo is the whole demo, in-process, with its page and so its lab.
 type labDemo struct {
 	page, server string // base URLs
@@ -176,7 +184,7 @@ func TestLab_StepADeleteThroughEveryBox(t *testing.T) {
 			pods := v.Indexer["pods"]
 			require.NotEmpty(t, pods.Objects, "the cache's contents, from the lab")
 			pod := pods.Objects[0].Key
-			t.Logf("paused at step %d; the cache holds %d pods; deleting %s through the API", before, len(pods.Objects), pod)
+			tell(t, "paused at step %d; the cache holds %d pods; deleting %s through the API", before, len(pods.Objects), pod)
 
 			name := pod[strings.Index(pod, "/")+1:]
 			req, err := http.NewRequest(http.MethodDelete, d.server+"/api/v1/namespaces/default/pods/"+name+"?gracePeriodSeconds=0", nil)
@@ -236,7 +244,7 @@ func TestLab_StepADeleteThroughEveryBox(t *testing.T) {
 					continue
 				}
 				got[stage] = h.Step
-				t.Logf("step %d (%s): %s", h.Step, stage, h.Text)
+				tell(t, "step %d (%s): %s", h.Step, stage, h.Text)
 				if stage == want[next] {
 					next++
 				}
@@ -252,7 +260,7 @@ func TestLab_StepADeleteThroughEveryBox(t *testing.T) {
 			require.Equal(t, before, v.Step)
 			require.True(t, v.Indexer["pods"].has(pod), "rewound: the cache holds the pod again")
 			require.NotContains(t, v.FIFO["pods"].deltas(pod), "Deleted")
-			t.Logf("rewound to step %d: the cache holds %s again", v.Step, pod)
+			tell(t, "rewound to step %d: the cache holds %s again", v.Step, pod)
 
 			require.Equal(t, http.StatusOK, d.post(t, "/api/lab/resume", &v))
 			require.False(t, v.Paused)

@@ -519,6 +519,7 @@ func Check(r *Repo, files []string) []Problem {
 			probs = append(probs, r.CheckMarkdown(f, content)...)
 		}
 	}
+	probs = append(probs, CheckTwins(r, files)...)
 	sort.SliceStable(probs, func(i, j int) bool {
 		if probs[i].File != probs[j].File {
 			return probs[i].File < probs[j].File
