@@ -74,10 +74,10 @@ var errNoEndBookmark = errors.New("the stream ended before the initial-events-en
 // bookmark, then syncWith's them. It returns how many events it read
 // (bookmarks too; skipped ones not, as client-go counts them).
 func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) (events int, err error) {
-	// objs holds one slot per key, in the order keys were first seen;
-	// slot says where each key's is. A later event replaces the object
-	// in its key's slot, a DELETED empties it (and an ADDED after that
-	// fills it again: a key keeps the place it was first seen at).
+	// objs holds one slot per key, in the order keys were first seen, and
+	// slot says which is each key's. A later event replaces the object in
+	// its key's slot, a DELETED empties it (and an ADDED after that fills
+	// it again: a key keeps the place it was first seen at).
 	var objs []api.Object
 	slot := map[objectKey]int{}
 	for {
