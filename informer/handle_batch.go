@@ -101,28 +101,31 @@ func processReplacedAll(clientState indexer.Store, info deltafifo.ReplacedAllInf
 // HandleBatch is the shared informer's ProcessBatch (client-go:
 // InOrderInformersBatchProcess): it applies a batch popped by
 // deltafifo.RealFIFO.PopBatch to the cache in one transaction, then hands
-// the notifications to the processor, one per delta, in order. Like
-// HandleDeltas it holds blockDeltas.
+// the notifications to the processor, one per delta, in order, all at
+// once (distributeAll: each listener takes them in one hand-off,
+// listener_batch.go). Like HandleDeltas it holds blockDeltas.
 func (s *sharedIndexInformer) HandleBatch(batch []deltafifo.Delta, isInInitialList bool) error {
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
-	return processDeltasInBatch(s.indexer, batch, isInInitialList, s.cacheTrace, s.processor.distribute)
+	return processDeltasInBatch(s.indexer, batch, isInInitialList, s.cacheTrace, s.processor.distributeAll)
 }
 
 // processDeltasInBatch applies a batch as processDeltas would apply its
 // deltas one by one, but in one store write: the old object of each delta
 // is read first (the batch's keys are distinct, so nothing in the batch
 // changes another delta's old object), then the store takes every write in
-// one indexer.TransactionStore.Transaction, then each delta's notification
-// goes out, in order. A write the store refuses is not notified; the
-// others are, and the error says how many failed. A store without
-// transactions gets the deltas one by one.
-func processDeltasInBatch(clientState indexer.Store, batch []deltafifo.Delta, isInInitialList bool, t *trace.Tracer, notify func(notification)) error {
+// one indexer.TransactionStore.Transaction, then the deltas' notifications
+// go out, in order, in one call of notify. A write the store refuses is
+// not notified; the others are, and the error says how many failed. A
+// store without transactions gets the deltas one by one, each notified
+// after its own write.
+func processDeltasInBatch(clientState indexer.Store, batch []deltafifo.Delta, isInInitialList bool, t *trace.Tracer, notify func([]notification)) error {
 	txStore, ok := clientState.(indexer.TransactionStore)
 	if !ok {
 		var errs []error
+		one := func(n notification) { notify([]notification{n}) }
 		for _, d := range batch {
-			errs = append(errs, processDeltas(clientState, deltafifo.Deltas{d}, isInInitialList, t, notify))
+			errs = append(errs, processDeltas(clientState, deltafifo.Deltas{d}, isInInitialList, t, one))
 		}
 		return errors.Join(errs...)
 	}
@@ -162,9 +165,7 @@ func processDeltasInBatch(clientState indexer.Store, batch []deltafifo.Delta, is
 		}
 		traceWrites(t, "transaction", applied, deltaOf, state)
 	}
-	for _, n := range applied {
-		notify(n)
-	}
+	notify(applied)
 	if err != nil {
 		return fmt.Errorf("informer: applying a batch: %w", err)
 	}

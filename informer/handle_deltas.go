@@ -67,10 +67,21 @@ func isResync(n notification) bool {
 // exactly the changes after it) and under the queue's lock, unless the
 // queue is a RealFIFO that unlocks while processing
 // (RealFIFOFeatures.UnlockWhileProcessingFIFO).
+//
+// Untraced, the item's notifications (a relist's can be thousands) are
+// handed to the listeners together once the cache has them all
+// (distributeAll, listener_batch.go); traced, each goes out right after
+// its own cache write, so the trace reads write, notify, write, notify.
 func (s *sharedIndexInformer) HandleDeltas(deltas deltafifo.Deltas, isInInitialList bool) error {
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
-	return processDeltas(s.indexer, deltas, isInInitialList, s.cacheTrace, s.processor.distribute)
+	if s.cacheTrace.On() {
+		return processDeltas(s.indexer, deltas, isInInitialList, s.cacheTrace, s.processor.distribute)
+	}
+	var notes []notification
+	err := processDeltas(s.indexer, deltas, isInInitialList, nil, func(n notification) { notes = append(notes, n) })
+	s.processor.distributeAll(notes)
+	return err
 }
 
 // processDeltas applies one key's Deltas to the cache, oldest first, and

@@ -59,7 +59,7 @@ func TestInformer_InspectShowsCacheAndIndices(t *testing.T) {
 
 	require.NoError(t, processDeltasInBatch(idx, []deltafifo.Delta{
 		{Type: deltafifo.Added, Object: cmAt("default/d", "13")}, {Type: deltafifo.Updated, Object: cmAt("default/c", "14")},
-	}, false, tr, nothing))
+	}, false, tr, func([]notification) {}))
 	require.Equal(t, []CachedObject{{Key: "default/c", RV: "14"}, {Key: "default/d", RV: "13"}},
 		labtest.Last[CacheState](lab, "cache transaction").Objects)
 

@@ -161,6 +161,15 @@ func (p *processorListener) pop() {
 // nextCh. Once the listener is stopped it drops what it still receives.
 func (p *processorListener) run() {
 	for notification := range p.nextCh {
+		if batch, ok := notification.(notifications); ok { // several at once (listener_batch.go)
+			for _, n := range batch {
+				if p.stopped.Load() {
+					break
+				}
+				p.handle(n)
+			}
+			continue
+		}
 		if p.stopped.Load() {
 			continue
 		}

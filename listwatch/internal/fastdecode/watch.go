@@ -131,6 +131,7 @@ type frameBatch[E any] struct {
 // decode decodes the batch's frames in order, stopping at the first that
 // fails (which ends the stream), then releases its bytes and budget.
 func (b *frameBatch[E]) decode(d *Decoder, w *Watch[E], budget *byteBudget) {
+	b.events = make([]E, 0, len(b.ends))
 	start := 0
 	for k, end := range b.ends {
 		ev, err := w.Decode(d, (*b.raw)[start:end], b.first+k)
