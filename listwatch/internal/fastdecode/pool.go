@@ -36,30 +36,30 @@ const minFrameBudget = 1 << 20
 // Decoder. A worker is started only when a job finds every started worker
 // busy, so a trickle of jobs keeps one worker. Jobs never block, so stop
 // (which only the submitting goroutine calls) returns as soon as the
-// running jobs are done.
+// running jobs and those waiting for a worker are done.
 type decodePool struct {
 	max, started int
 	submitted    int                 // jobs handed over so far (one per batch)
-	jobs         chan func(*Decoder) // unbuffered: a send succeeds when a worker is idle
+	jobs         chan func(*Decoder) // a job waiting for a worker, at most one per worker
 	quit         chan struct{}
 	wg           sync.WaitGroup
 }
 
 func newDecodePool(max int) *decodePool {
-	return &decodePool{max: max, jobs: make(chan func(*Decoder)), quit: make(chan struct{})}
+	return &decodePool{max: max, jobs: make(chan func(*Decoder), max), quit: make(chan struct{})}
 }
 
-// submit hands job to a worker, starting one if all are busy and there
-// are fewer than max, else waiting for one. It returns false, without
-// running job, if abort is closed first.
+// submit hands job to a worker. A job waits in jobs for the next worker
+// free, at most one per worker, so a worker done with a batch takes the
+// next at once instead of waiting for the cutter to be scheduled: with
+// both cores decoding, that wait was a worker's core idle at every batch.
+// A worker is started when there is none, or when a job is still waiting
+// for one (every started worker is busy) and there are fewer than max: a
+// trickle of jobs keeps one worker. It returns false, without running job,
+// if abort is closed first.
 func (p *decodePool) submit(job func(*Decoder), abort <-chan struct{}) bool {
 	p.submitted++
-	select {
-	case p.jobs <- job:
-		return true
-	default:
-	}
-	if p.started < p.max {
+	if p.started < p.max && (p.started == 0 || len(p.jobs) > 0) {
 		p.started++
 		p.wg.Add(1)
 		go p.work()
@@ -72,6 +72,8 @@ func (p *decodePool) submit(job func(*Decoder), abort <-chan struct{}) bool {
 	}
 }
 
+// work runs jobs until quit, then the jobs still waiting: a job submitted
+// is always run, so the batch it decodes is always ready.
 func (p *decodePool) work() {
 	defer p.wg.Done()
 	var d Decoder
@@ -80,7 +82,14 @@ func (p *decodePool) work() {
 		case job := <-p.jobs:
 			job(&d)
 		case <-p.quit:
-			return
+			for {
+				select {
+				case job := <-p.jobs:
+					job(&d)
+				default:
+					return
+				}
+			}
 		}
 	}
 }

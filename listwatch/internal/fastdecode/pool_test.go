@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -114,4 +115,40 @@ func TestParallelWatch_BatchesOnlyWhatHasArrived(t *testing.T) {
 	chunks <- "b\n"
 	require.Equal(t, []string{"b"}, next())
 	t.Logf("fastdecode: one frame and a quiet stream: a batch of one, delivered without waiting")
+}
+
+// A worker busy with a batch does not make the cutter wait: the next batch
+// waits in the pool for it, so the moment the worker is done it takes that
+// one, without waiting for the cutter to be scheduled (with both cores
+// decoding, that wait was an idle core at every batch). And a batch handed
+// over is always decoded, even if the pool is stopped first: its reader is
+// waiting for it.
+func TestDecodePool_NextBatchWaitsForABusyWorker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pool := newDecodePool(1)
+		release := make(chan struct{})
+		var ran []int
+		require.True(t, pool.submit(func(*Decoder) { <-release; ran = append(ran, 1) }, nil))
+
+		handed := make(chan struct{})
+		go func() {
+			pool.submit(func(*Decoder) { ran = append(ran, 2) }, nil)
+			close(handed)
+		}()
+		synctest.Wait() // the worker holds batch 1; the cutter has moved on
+		select {
+		case <-handed:
+			t.Logf("fastdecode: batch 2 handed over while the only worker decodes batch 1")
+		default:
+			t.Fatal("the cutter waits for the worker to finish batch 1 before it can hand over batch 2")
+		}
+
+		stopped := make(chan struct{})
+		go func() { pool.stop(); close(stopped) }()
+		close(release)
+		<-stopped
+		require.Equal(t, []int{1, 2}, ran, "batches decoded, in order, though the pool was stopped with batch 2 waiting")
+		require.Equal(t, 1, pool.started, "one worker for the two batches")
+		t.Logf("fastdecode: the pool stopped with batch 2 waiting; the worker decoded it first: %v", ran)
+	})
 }
