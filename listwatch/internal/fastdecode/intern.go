@@ -80,27 +80,49 @@ func (t *stringTable) find(h uint64, b []byte) (string, bool) {
 // keep puts s, which pins no bigger buffer, in h's bucket, and returns the
 // copy to use: s, or an equal string another goroutine put there first.
 func (t *stringTable) keep(h uint64, s string) string {
-	bucket := &t.buckets[h>>sharedStringShift]
 	held := new(string) // allocated here: taking &s would move s to the heap on every call
 	*held = s
 	for {
-		var slot *atomic.Pointer[string]
-		for i := range bucket {
-			p := bucket[i].Load()
-			if p != nil && *p == s {
-				return *p
-			}
-			if p == nil && slot == nil {
-				slot = &bucket[i]
-			}
+		found, slot, was := t.look(h, s)
+		if found != nil {
+			return *found
 		}
-		if slot == nil { // full: take over the slot s's hash picks
-			slot = &bucket[(h>>sharedStringVictimAt)&(sharedStringWays-1)]
-		}
-		if slot.CompareAndSwap(slot.Load(), held) {
+		if t.take(h, slot, was, held) {
 			return s
 		}
+		// Another goroutine took the slot since the look, perhaps for
+		// the same string: look again, and take its copy if it is.
 	}
+}
+
+// look finds s in h's bucket; if it is not there, it returns the slot s
+// would take (the first empty one; in a full bucket the one s's hash
+// picks) and what that slot held when looked at.
+func (t *stringTable) look(h uint64, s string) (found *string, slot int, was *string) {
+	bucket := &t.buckets[h>>sharedStringShift]
+	slot = -1
+	var held [sharedStringWays]*string
+	for i := range bucket {
+		p := bucket[i].Load()
+		if p != nil && *p == s {
+			return p, 0, nil
+		}
+		if p == nil && slot < 0 {
+			slot = i
+		}
+		held[i] = p
+	}
+	if slot < 0 { // full: take over the slot s's hash picks
+		slot = int(h>>sharedStringVictimAt) & (sharedStringWays - 1)
+	}
+	return nil, slot, held[slot]
+}
+
+// take puts s in slot of h's bucket if the slot still holds was (a
+// compare-and-swap): two goroutines that looked at once cannot both take
+// it, and the later one, looking again, takes the earlier one's copy.
+func (t *stringTable) take(h uint64, slot int, was, s *string) bool {
+	return t.buckets[h>>sharedStringShift][slot].CompareAndSwap(was, s)
 }
 
 // intern returns the shared copy of s, making s (cloned, in case it is
