@@ -40,19 +40,26 @@ const minFrameBudget = 1 << 20
 type decodePool struct {
 	max, started int
 	submitted    int                 // jobs handed over so far (one per batch)
-	jobs         chan func(*Decoder) // a job waiting for a worker, at most one per worker
+	jobs         chan func(*Decoder) // jobs waiting for a worker, up to batchesPerWorker per worker
 	quit         chan struct{}
 	wg           sync.WaitGroup
 }
 
 func newDecodePool(max int) *decodePool {
-	return &decodePool{max: max, jobs: make(chan func(*Decoder), max), quit: make(chan struct{})}
+	return &decodePool{max: max, jobs: make(chan func(*Decoder), batchesPerWorker*max), quit: make(chan struct{})}
 }
 
 // submit hands job to a worker. A job waits in jobs for the next worker
-// free, at most one per worker, so a worker done with a batch takes the
-// next at once instead of waiting for the cutter to be scheduled: with
-// both cores decoding, that wait was a worker's core idle at every batch.
+// free, so a worker done with a batch takes the next at once instead of
+// waiting for the cutter to be scheduled: with both cores decoding, that
+// wait was a worker's core idle at every batch. jobs has room for every
+// batch its callers let be in flight (batchesPerWorker per worker: they
+// bound what is cut and not yet delivered), so submit does not wait for a
+// worker either: the cutter goes on cutting while the workers are busy,
+// and when it next waits for the socket the workers have that many batches
+// to go on with, where with room for one a worker each they ran dry and a
+// core stood idle (measured in docs/performance.md: 1.84 cores in the
+// watch benchmark with room for one, 1.91 with room for two).
 // A worker is started when there is none, or when a job is still waiting
 // for one (every started worker is busy) and there are fewer than max: a
 // trickle of jobs keeps one worker. It returns false, without running job,

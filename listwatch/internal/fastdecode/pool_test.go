@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -150,5 +151,29 @@ func TestDecodePool_NextBatchWaitsForABusyWorker(t *testing.T) {
 		require.Equal(t, []int{1, 2}, ran, "batches decoded, in order, though the pool was stopped with batch 2 waiting")
 		require.Equal(t, 1, pool.started, "one worker for the two batches")
 		t.Logf("fastdecode: the pool stopped with batch 2 waiting; the worker decoded it first: %v", ran)
+	})
+}
+
+// The cutter does not wait for a free worker: while every worker is busy,
+// submit queues as many jobs as may be in flight (batchesPerWorker a
+// worker), so the cutter goes back to its socket and the workers have
+// them to go on with. With room for one job a worker, the cutter waited
+// here, and a worker done with its batch found the queue empty.
+func TestPool_SubmitDoesNotWaitForAFreeWorker(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newDecodePool(1)
+		release := make(chan struct{})
+		var submitted atomic.Int32
+		go func() {
+			for range 1 + batchesPerWorker {
+				p.submit(func(*Decoder) { <-release }, nil)
+				submitted.Add(1)
+			}
+		}()
+		synctest.Wait() // the worker busy with the first job, the submitter done or stuck
+		require.Equal(t, int32(1+batchesPerWorker), submitted.Load(), "one job running, %d waiting, none still being submitted", batchesPerWorker)
+		t.Logf("fastdecode: one worker busy, %d more jobs queued without waiting for it", batchesPerWorker)
+		close(release)
+		p.stop()
 	})
 }
