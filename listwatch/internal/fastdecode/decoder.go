@@ -44,6 +44,7 @@ func (d *Decoder) Unmarshal(b []byte, v, obj any, shared bool) error {
 		d.one.Interner = (*interning)(d)
 	}
 	d.shared = shared
+	d.strings.startObject()
 	pod, _ := obj.(*api.Pod)
 	meta, _ := obj.(*api.PartialObjectMetadata)
 	switch {

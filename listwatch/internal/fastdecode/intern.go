@@ -37,7 +37,14 @@ import (
 // it pushes out is not lost: the objects that hold it keep it alive, and
 // the next one to meet it is given a new copy). Its slots are atomic
 // pointers: lookups take no lock, and two Decoders handing it the same
-// string at once agree on one copy (a compare-and-swap). A Decoder's
+// string at once agree on one copy (a compare-and-swap). Beside each slot
+// a bucket keeps a tag, 32 more bits of its string's hash, so that a
+// lookup reads its bucket and follows a pointer only to a string whose tag
+// matches: the strings a decode looks up in the table are mostly ones it
+// does not hold (a name, a uid, a resourceVersion: the ones it shares it
+// has usually found already, at their place in the object before), and
+// without tags each of those lookups followed all four pointers of a full
+// bucket to memory no cache held, to compare four strings. A Decoder's
 // bitset forgets everything once an eighth of it is set, so unique
 // strings do not fill it up and make every string look seen. Strings over
 // internMaxLen bytes are not interned at all (a long message or annotation
@@ -49,11 +56,12 @@ import (
 const (
 	internMaxLen         = 256
 	sharedStringWays     = 4
-	sharedStringBuckets  = 1 << 11 // × 4 ways: 8,192 strings, 64 KiB of pointers
+	sharedStringBuckets  = 1 << 11 // × 4 ways: 8,192 strings, 96 KiB of tags and pointers
 	sharedStringShift    = 64 - 11 // the hash's top bits pick a bucket
 	seenStringBits       = 1 << 16 // per Decoder: 8 KiB, its hash's low bits pick a bit
 	seenStringsForgetAt  = seenStringBits / 8
-	sharedStringVictimAt = 8 // the hash's bits from here pick the slot a string takes in a full bucket
+	sharedStringVictimAt = 8  // the hash's bits from here pick the slot a string takes in a full bucket
+	sharedStringTagAt    = 20 // the hash's bits from here are a string's tag (none of the above)
 )
 
 // internSeed hashes every interned string.
@@ -61,16 +69,36 @@ var internSeed = maphash.MakeSeed()
 
 // stringTable is the process's table of strings that repeat.
 type stringTable struct {
-	buckets [sharedStringBuckets][sharedStringWays]atomic.Pointer[string]
+	buckets [sharedStringBuckets]stringBucket
+}
+
+// stringBucket is the slots one hash's top bits pick: a string in each (or
+// nil), and its tag.
+//
+// A tag is a hint, written after its string: a lookup whose tag matches
+// still compares the string itself. So a tag that disagrees with its slot
+// (a reader between a new string and its tag, or two writers racing for a
+// slot, the later tag not the later string's) only makes a lookup miss,
+// and a miss costs what it costs without a table: the string allocated.
+type stringBucket struct {
+	tags [sharedStringWays]atomic.Uint32 // 0: never used
+	strs [sharedStringWays]atomic.Pointer[string]
 }
 
 var sharedStrings stringTable
 
+// stringTag is h's tag: never 0, so that an unused slot matches nothing.
+func stringTag(h uint64) uint32 { return uint32(h>>sharedStringTagAt) | 1 }
+
 // find returns the string equal to b held in h's bucket, if any.
 func (t *stringTable) find(h uint64, b []byte) (string, bool) {
 	bucket := &t.buckets[h>>sharedStringShift]
-	for i := range bucket {
-		if p := bucket[i].Load(); p != nil && *p == string(b) { // no allocation: Go compares the bytes as they are
+	tag := stringTag(h)
+	for i := range bucket.tags {
+		if bucket.tags[i].Load() != tag {
+			continue
+		}
+		if p := bucket.strs[i].Load(); p != nil && *p == string(b) { // no allocation: Go compares the bytes as they are
 			return *p, true
 		}
 	}
@@ -95,15 +123,15 @@ func (t *stringTable) keep(h uint64, s string) string {
 	}
 }
 
-// look finds s in h's bucket; if it is not there, it returns the slot s
-// would take (the first empty one; in a full bucket the one s's hash
-// picks) and what that slot held when looked at.
+// look finds s in h's bucket (whatever the tags say); if it is not there,
+// it returns the slot s would take (the first empty one; in a full bucket
+// the one s's hash picks) and what that slot held when looked at.
 func (t *stringTable) look(h uint64, s string) (found *string, slot int, was *string) {
 	bucket := &t.buckets[h>>sharedStringShift]
 	slot = -1
 	var held [sharedStringWays]*string
-	for i := range bucket {
-		p := bucket[i].Load()
+	for i := range bucket.strs {
+		p := bucket.strs[i].Load()
 		if p != nil && *p == s {
 			return p, 0, nil
 		}
@@ -119,10 +147,16 @@ func (t *stringTable) look(h uint64, s string) (found *string, slot int, was *st
 }
 
 // take puts s in slot of h's bucket if the slot still holds was (a
-// compare-and-swap): two goroutines that looked at once cannot both take
-// it, and the later one, looking again, takes the earlier one's copy.
+// compare-and-swap), then its tag: two goroutines that looked at once
+// cannot both take it, and the later one, looking again, takes the
+// earlier one's copy.
 func (t *stringTable) take(h uint64, slot int, was, s *string) bool {
-	return t.buckets[h>>sharedStringShift][slot].CompareAndSwap(was, s)
+	bucket := &t.buckets[h>>sharedStringShift]
+	if !bucket.strs[slot].CompareAndSwap(was, s) {
+		return false
+	}
+	bucket.tags[slot].Store(stringTag(h))
+	return true
 }
 
 // intern returns the shared copy of s, making s (cloned, in case it is
@@ -162,19 +196,44 @@ func (t *stringTable) internMap(m map[string]string) map[string]string {
 	return m
 }
 
-// seenStrings is what a Decoder remembers of the strings it allocated:
-// their hashes, one bit each.
+// seenStrings is what a Decoder remembers of the strings it met: the
+// hashes of those it allocated, one bit each, and the strings it handed
+// out for the object before this one, in the order it handed them out.
 type seenStrings struct {
 	bits []uint64 // seenStringBits of them, made on first use
 	set  int      // bits set since the last forgetting
+	last []string // the previous object's strings, by position
+	next []string // this object's, so far
 }
 
-// intern returns a string equal to b: t's copy, or a new one, which
-// becomes t's copy if b was (most likely) met before.
+// startObject begins a new object: the strings handed out for the one
+// before become the ones the new object's are compared with.
+func (l *seenStrings) startObject() {
+	l.last, l.next = l.next, l.last[:0]
+}
+
+// intern returns a string equal to b: the string the previous object had
+// at the same position, if equal (the objects of one watch or list are
+// mostly alike, field for field: the pods of one ReplicaSet, one pod's
+// successive versions), else t's copy, or a new one, which becomes t's
+// copy if b was (most likely) met before.
 func (l *seenStrings) intern(t *stringTable, b []byte) string {
 	if len(b) == 0 || len(b) > internMaxLen {
 		return string(b)
 	}
+	k := len(l.next)
+	if k < len(l.last) && l.last[k] == string(b) { // no allocation, as in find
+		l.next = append(l.next, l.last[k])
+		return l.last[k]
+	}
+	s := l.lookUp(t, b)
+	l.next = append(l.next, s)
+	return s
+}
+
+// lookUp returns t's copy of b, or a new one, which becomes t's copy if b
+// was (most likely) met before.
+func (l *seenStrings) lookUp(t *stringTable, b []byte) string {
 	h := maphash.Bytes(internSeed, b)
 	if s, ok := t.find(h, b); ok {
 		return s

@@ -71,8 +71,8 @@ func TestStrings_Bounded(t *testing.T) {
 	}
 	held := 0
 	for b := range table.buckets {
-		for w := range table.buckets[b] {
-			if table.buckets[b][w].Load() != nil {
+		for w := range table.buckets[b].strs {
+			if table.buckets[b].strs[w].Load() != nil {
 				held++
 			}
 		}
@@ -158,6 +158,77 @@ func TestStrings_KeepersAgree(t *testing.T) {
 	t.Logf("keeper 1's take fails: the slot no longer holds what it saw")
 	require.True(t, same(second, table.keep(h, first)), "keeper 1, looking again, takes keeper 2's copy")
 	t.Logf("keeper 1 looks again and gets keeper 2's copy: one copy")
+}
+
+// The objects of one watch or list are mostly alike, field for field, so
+// a Decoder first compares each string with the one the object before had
+// at the same place: equal, it is that string, with no hash and no table
+// (here each object looks up in a new, empty table, where nothing is
+// found). A string that differs (the name), or sits elsewhere, is looked
+// up as before.
+func TestStrings_AnObjectTakesThePreviousObjectsStringsByPlace(t *testing.T) {
+	var l seenStrings
+	first := []string{"Pod", "v1", "web-7d9f8b6c5d-00001", "default", "Running"}
+	second := []string{"Pod", "v1", "web-7d9f8b6c5d-00002", "default", "Pending"}
+	var got [2][]string
+	for o, strs := range [][]string{first, second} {
+		l.startObject()
+		table := new(stringTable)
+		for _, s := range strs {
+			got[o] = append(got[o], l.intern(table, []byte(s)))
+		}
+	}
+	for i := range first {
+		if first[i] == second[i] {
+			require.True(t, same(got[0][i], got[1][i]), "%q at place %d: the previous object's copy", first[i], i)
+			t.Logf("place %d: %q, the previous object's copy", i, first[i])
+		} else {
+			require.Equal(t, second[i], got[1][i])
+			t.Logf("place %d: %q differs from %q: looked up, a new copy", i, second[i], first[i])
+		}
+	}
+	l.startObject()
+	moved := l.intern(new(stringTable), []byte("default")) // at place 0 now, not 3
+	require.False(t, same(got[1][3], moved), "the same string at another place is not matched by place")
+	key := []byte("Pod")
+	l.startObject()
+	l.intern(new(stringTable), key)
+	require.Zero(t, testing.AllocsPerRun(100, func() {
+		l.startObject()
+		l.intern(nil, key) // found by place: the table is not even looked at
+	}), "a string found by place costs no allocation")
+}
+
+// A tag is a hint: a lookup follows the pointer only of a slot whose tag
+// matches, then compares the string itself. A slot whose tag disagrees
+// with its string (a reader between a writer's string and its tag) makes
+// a lookup miss, never hand out another string.
+func TestStrings_ATagIsAHint(t *testing.T) {
+	table := new(stringTable)
+	s := table.intern("app.kubernetes.io/name")
+	h := maphash.String(internSeed, s)
+	bucket := &table.buckets[h>>sharedStringShift]
+	slot := -1
+	for i := range bucket.strs {
+		if p := bucket.strs[i].Load(); p != nil && *p == s {
+			slot = i
+		}
+	}
+	require.GreaterOrEqual(t, slot, 0, "held")
+	require.Equal(t, stringTag(h), bucket.tags[slot].Load(), "with its tag")
+
+	bucket.tags[slot].Store(stringTag(h) ^ 2) // some other string's tag
+	_, held := table.find(h, []byte(s))
+	require.False(t, held, "a tag that disagrees: a miss (the string is allocated, as without a table)")
+	t.Logf("slot %d of bucket %d: with another tag, a lookup misses", slot, h>>sharedStringShift)
+
+	bucket.tags[slot].Store(stringTag(h))
+	_, held = table.find(h, []byte("app.kubernetes.io/other"))
+	require.False(t, held, "a matching tag, another string: the string itself is compared")
+	got, held := table.find(h, []byte(s))
+	require.True(t, held)
+	require.True(t, same(s, got), "the tag right again: the shared copy")
+	t.Logf("with its tag again: found, the shared copy; another string under the same tag is not")
 }
 
 // recordingInterner records the strings onepass asks to be interned.
