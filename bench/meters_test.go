@@ -20,14 +20,25 @@ import (
 type cpuMeter struct {
 	start, total time.Duration
 	at, sum      cpuClasses
+	// The machine's idle and soft-interrupt ticks (machineCPU), where
+	// /proc/stat can be read (machineOK).
+	idleAt, softAt, idle, soft float64
+	machineOK                  bool
 }
 
 func (m *cpuMeter) resume() {
 	m.start, m.at = processCPU(), readCPUClasses()
+	m.idleAt, m.softAt, m.machineOK = machineCPU()
 }
 
 func (m *cpuMeter) pause() {
 	m.total += processCPU() - m.start
+	if idle, soft, ok := machineCPU(); ok && m.machineOK {
+		m.idle += idle - m.idleAt
+		m.soft += soft - m.softAt
+	} else {
+		m.machineOK = false
+	}
 	now := readCPUClasses()
 	m.sum.idle += now.idle - m.at.idle
 	m.sum.gc += now.gc - m.at.gc
@@ -45,6 +56,14 @@ func (m *cpuMeter) pause() {
 //	cpu-ns/event  the OS's CPU time per event
 //
 // They count every thread of the process: the test server's writing too.
+// On Linux two more say what the kernel saw of the whole machine meanwhile
+// (/proc/stat), which Go's count cannot: busy-Ps near 2 while the machine
+// sat idle means goroutines waiting on each other or on the socket.
+//
+//	machine-idle  cores the machine left idle ÷ wall time
+//	softirq       cores in the kernel's soft interrupts ÷ wall time (on
+//	              loopback much of the network's receiving, which cores
+//	              does not include)
 func (m *cpuMeter) report(b *testing.B, events int) {
 	wall := b.Elapsed().Seconds()
 	if m.total <= 0 || wall <= 0 {
@@ -56,6 +75,10 @@ func (m *cpuMeter) report(b *testing.B, events int) {
 		b.ReportMetric(m.sum.gc/busy, "gc-share")
 	}
 	b.ReportMetric(float64(m.total.Nanoseconds())/float64(b.N)/float64(events), "cpu-ns/event")
+	if m.machineOK {
+		b.ReportMetric(m.idle/clockTicks/wall, "machine-idle")
+		b.ReportMetric(m.soft/clockTicks/wall, "softirq")
+	}
 }
 
 // cpuClasses is what the runtime estimates its Ps spent their time on, in
