@@ -20,24 +20,26 @@ import (
 type cpuMeter struct {
 	start, total time.Duration
 	at, sum      cpuClasses
-	// The machine's idle and soft-interrupt ticks (machineCPU), where
-	// /proc/stat can be read (machineOK).
+	// The machine's idle and soft-interrupt ticks (machineCPU); not
+	// reported if a read of them failed (machineBad).
 	idleAt, softAt, idle, soft float64
-	machineOK                  bool
+	machineBad                 bool
 }
 
 func (m *cpuMeter) resume() {
 	m.start, m.at = processCPU(), readCPUClasses()
-	m.idleAt, m.softAt, m.machineOK = machineCPU()
+	var ok bool
+	m.idleAt, m.softAt, ok = machineCPU()
+	m.machineBad = m.machineBad || !ok
 }
 
 func (m *cpuMeter) pause() {
 	m.total += processCPU() - m.start
-	if idle, soft, ok := machineCPU(); ok && m.machineOK {
+	if idle, soft, ok := machineCPU(); ok {
 		m.idle += idle - m.idleAt
 		m.soft += soft - m.softAt
 	} else {
-		m.machineOK = false
+		m.machineBad = true
 	}
 	now := readCPUClasses()
 	m.sum.idle += now.idle - m.at.idle
@@ -75,7 +77,7 @@ func (m *cpuMeter) report(b *testing.B, events int) {
 		b.ReportMetric(m.sum.gc/busy, "gc-share")
 	}
 	b.ReportMetric(float64(m.total.Nanoseconds())/float64(b.N)/float64(events), "cpu-ns/event")
-	if m.machineOK {
+	if !m.machineBad {
 		b.ReportMetric(m.idle/clockTicks/wall, "machine-idle")
 		b.ReportMetric(m.soft/clockTicks/wall, "softirq")
 	}
