@@ -29,6 +29,3 @@ func machineCPU() (idle, softirq float64, ok bool) {
 	}
 	return v[3] + v[4], v[6], true
 }
-
-// clockTicks is /proc/stat's unit: USER_HZ, 100 a second on Linux.
-const clockTicks = 100

@@ -83,6 +83,10 @@ func (m *cpuMeter) report(b *testing.B, events int) {
 	}
 }
 
+// clockTicks is /proc/stat's unit (machineCPU): USER_HZ, 100 a second on
+// Linux.
+const clockTicks = 100
+
 // cpuClasses is what the runtime estimates its Ps spent their time on, in
 // seconds summed over the Ps, since the process started.
 type cpuClasses struct{ all, idle, gc float64 }

@@ -159,7 +159,7 @@ func TestDecodePool_NextBatchWaitsForABusyWorker(t *testing.T) {
 // worker), so the cutter goes back to its socket and the workers have
 // them to go on with. With room for one job a worker, the cutter waited
 // here, and a worker done with its batch found the queue empty.
-func TestPool_SubmitDoesNotWaitForAFreeWorker(t *testing.T) {
+func TestDecodePool_SubmitDoesNotWaitForAFreeWorker(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := newDecodePool(1)
 		release := make(chan struct{})
