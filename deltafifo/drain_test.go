@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -12,7 +13,9 @@ import (
 // (fifo_state.go, "Giving back the room a big list needed"): Go never
 // shrinks a map or a popped-from slice, so otherwise an idle informer would
 // keep room for its whole initial list beside its cache. A queue that stays
-// short keeps its storage.
+// short keeps its storage: the RealFIFO, emptied, starts again at the
+// front of the same array (takeLocked), so one in, one out allocates no
+// new one.
 func TestQueue_GivesBackRoomAfterABigDrain(t *testing.T) {
 	df := NewDeltaFIFO(DeltaFIFOOptions{}) // untraced: 2,000 lines of queueing would hide the story
 	rf := NewRealFIFO(RealFIFOOptions{})
@@ -31,12 +34,17 @@ func TestQueue_GivesBackRoomAfterABigDrain(t *testing.T) {
 		}
 		// Short: one in, one out. The storage stays.
 		firstMap := mapOf()
+		var firstArray *Delta
 		for i := range 3 {
 			require.NoError(t, q.q.Add(cm(fmt.Sprint("short-", i), "1")))
+			if i == 0 {
+				firstArray = unsafe.SliceData(rf.items)
+			}
 			pop()
 		}
 		require.False(t, q.released(), "%s: a short queue dropped its storage", q.name)
 		require.Equal(t, firstMap, mapOf(), "the DeltaFIFO's map was replaced after short bursts")
+		require.Same(t, firstArray, unsafe.SliceData(rf.items), "the RealFIFO's array was replaced after short bursts")
 
 		// Big: more than shrinkAfterDrainAbove at once, then drained.
 		big := shrinkAfterDrainAbove + 1

@@ -85,7 +85,10 @@ func admit(closed bool, t TransformFunc, obj api.Object) (api.Object, error) {
 // queued, so a bad item fails the whole Replace instead of leaving half of it
 // queued. It returns the admitted objects, in list order, and, if withKeys,
 // the set of their keys (a set as big as the list: an atomic RealFIFO,
-// which has no use for it, does not make it).
+// which has no use for it, does not make it). With keyOf nil it does not
+// key them: an atomic RealFIFO queues the list as one item, which cannot
+// be half queued, and the informer's cache keys it and refuses it whole if
+// one object has no key (client-go's does the same).
 func admitList(list []api.Object, admitOne func(api.Object) (api.Object, error), keyOf func(any) (qkey, error), withKeys bool) ([]api.Object, map[qkey]struct{}, error) {
 	objs := make([]api.Object, len(list))
 	var keys map[qkey]struct{}
@@ -97,11 +100,14 @@ func admitList(list []api.Object, admitOne func(api.Object) (api.Object, error),
 		if err != nil {
 			return nil, nil, fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
 		}
+		objs[i] = obj
+		if keyOf == nil {
+			continue
+		}
 		key, err := keyOf(obj)
 		if err != nil {
 			return nil, nil, fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
 		}
-		objs[i] = obj
 		if withKeys {
 			keys[key] = struct{}{}
 		}

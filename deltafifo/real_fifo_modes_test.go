@@ -246,3 +246,23 @@ func TestRealFIFO_PopBatchReturnsTheProcessError(t *testing.T) {
 	require.ErrorIs(t, f.PopBatch(func([]Delta, bool) error { return errBoom }, func(Deltas, bool) error { return nil }), errBoom)
 	require.Zero(t, f.Len())
 }
+
+// An atomic RealFIFO queues a list as one item without keying its objects,
+// as client-go's does: the item cannot be half queued, and the informer's
+// cache keys the list when it applies it, refusing it whole if one object
+// has no key (TestProcessReplacedAll_AnUnkeyableObjectChangesNothing, in
+// package informer). A queue that is not atomic queues a delta an object,
+// so it keys them all first and refuses the list before queueing any.
+func TestRealFIFO_AtomicReplaceDoesNotKeyTheList(t *testing.T) {
+	nameless := &api.ConfigMap{}
+	atomicQ := newRealFIFO(t, RealFIFOOptions{AtomicEvents: true})
+	require.NoError(t, atomicQ.Replace([]api.Object{cm("a", "1"), nameless}, "2"))
+	t.Logf("deltafifo: atomic: a list with a nameless object is queued: %s", formatRealFIFO(atomicQ))
+	require.Equal(t, 1, atomicQ.Len())
+
+	plain := newRealFIFO(t, RealFIFOOptions{})
+	err := plain.Replace([]api.Object{cm("a", "1"), nameless}, "2")
+	t.Logf("deltafifo: not atomic: %v", err)
+	require.ErrorContains(t, err, "item 1")
+	require.Zero(t, plain.Len(), "nothing of the list queued")
+}

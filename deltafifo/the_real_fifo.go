@@ -205,7 +205,11 @@ func (f *RealFIFO) Replace(list []api.Object, resourceVersion string) error {
 	if f.closed {
 		return ErrFIFOClosed
 	}
-	objs, listed, err := admitList(list, f.admitLocked, f.qkeyOf, !f.atomic)
+	keyOf := f.qkeyOf
+	if f.atomic {
+		keyOf = nil // as client-go's: the informer's cache keys the list, and refuses it whole if one has no key
+	}
+	objs, listed, err := admitList(list, f.admitLocked, keyOf, !f.atomic)
 	if err != nil {
 		return err
 	}
@@ -361,12 +365,23 @@ func (f *RealFIFO) waitLocked() error {
 }
 
 // takeLocked removes the n oldest deltas, which the caller has copied.
+//
+// A queue it empties starts again at the front of its backing array, so
+// the next deltas reuse that room rather than growing a new array (a
+// slice popped from the front only ever moves towards the array's end):
+// the steady state of a watch, a few deltas in and out, then allocates
+// nothing. A queue that held a big list gives its room back instead.
 func (f *RealFIFO) takeLocked(n int) {
 	clear(f.items[:n]) // the backing array would keep the objects alive
-	f.items = f.items[n:]
-	if len(f.items) == 0 && f.drainedBig() {
-		f.items = nil // fifo_state.go: giving back the room
+	if n < len(f.items) {
+		f.items = f.items[n:]
+		return
 	}
+	if f.drainedBig() {
+		f.items = nil // fifo_state.go: giving back the room
+		return
+	}
+	f.items = f.items[:0]
 }
 
 // processLocked runs process for n deltas just taken, then counts them

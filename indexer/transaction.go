@@ -71,12 +71,13 @@ func (e *TransactionError) Unwrap() []error { return e.Errs }
 var _ TransactionStore = (*cache)(nil)
 
 // Transaction implements TransactionStore. Keys are computed before the
-// lock is taken; every write, and its index updates, happens under it.
+// lock is taken (a write that carries its Key is not keyed again); every
+// write, and its index updates, happens under it.
 func (c *cache) Transaction(txns ...Transaction) error {
 	if len(txns) == 0 {
 		return nil
 	}
-	keyed := make([]keyedWrite, 0, len(txns))
+	keys := make([]string, len(txns)) // keys[i]: where txns[i] writes; "" if it cannot be applied
 	var errs []error
 	for i, txn := range txns {
 		key := txn.Key
@@ -91,49 +92,53 @@ func (c *cache) Transaction(txns ...Transaction) error {
 			errs = append(errs, fmt.Errorf("write %d (%s %s): nil object", i, txn.Type, key))
 			continue
 		}
-		keyed = append(keyed, keyedWrite{Transaction: txn, key: key, index: i})
+		keys[i] = key
 	}
-	succeeded, applyErrs := c.storage.Transaction(keyed)
-	errs = append(errs, applyErrs...)
+	errs = append(errs, c.storage.Transaction(txns, keys)...)
 	if len(errs) == 0 {
 		return nil
+	}
+	// Some failed: name the writes that were applied, the ones with a key
+	// the store kept (a failed apply clears its key).
+	succeeded := make([]int, 0, len(txns))
+	for i, key := range keys {
+		if key != "" {
+			succeeded = append(succeeded, i)
+		}
 	}
 	return &TransactionError{SucceededIndices: succeeded, Total: len(txns), Errs: errs}
 }
 
-// keyedWrite is a Transaction with its key computed, and its place in the
-// caller's list.
-type keyedWrite struct {
-	Transaction
-	key   string
-	index int
-}
-
-// Transaction applies writes under one lock and returns the indices of
-// those applied, in order, and the errors of the others.
-func (m *threadSafeMap) Transaction(writes []keyedWrite) (succeeded []int, errs []error) {
-	succeeded = make([]int, 0, len(writes))
+// Transaction applies txns[i] under keys[i], in order, under one lock,
+// skipping those whose key is "" (refused before the lock), and returns
+// the errors of those it could not apply, whose keys it sets to "".
+func (m *threadSafeMap) Transaction(txns []Transaction, keys []string) (errs []error) {
 	m.lock.Lock()
 	defer m.lock.Unlock()
-	for _, w := range writes {
+	last := -1 // the last write given a key: its object's version is the store's
+	for i, w := range txns {
+		key := keys[i]
+		if key == "" {
+			continue
+		}
+		last = i
 		switch w.Type {
 		case TransactionAdd, TransactionUpdate:
-			if err := m.updateLocked(w.key, w.Object); err != nil {
-				errs = append(errs, fmt.Errorf("write %d: %w", w.index, err))
+			if err := m.updateLocked(key, w.Object); err != nil {
+				errs = append(errs, fmt.Errorf("write %d: %w", i, err))
+				keys[i] = ""
 				continue
 			}
 		case TransactionDelete:
-			m.deleteLocked(w.key)
+			m.deleteLocked(key)
 		default:
-			errs = append(errs, fmt.Errorf("write %d: unknown transaction type %q", w.index, w.Type))
+			errs = append(errs, fmt.Errorf("write %d: unknown transaction type %q", i, w.Type))
+			keys[i] = ""
 			continue
 		}
-		succeeded = append(succeeded, w.index)
 	}
-	if len(writes) > 0 {
-		if last := writes[len(writes)-1].Object; !api.IsNil(last) {
-			m.rv = last.GetResourceVersion()
-		}
+	if last >= 0 && !api.IsNil(txns[last].Object) {
+		m.rv = txns[last].Object.GetResourceVersion()
 	}
-	return succeeded, errs
+	return errs
 }

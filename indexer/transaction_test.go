@@ -64,6 +64,29 @@ func TestIndexer_TransactionReportsWhichWritesSucceeded(t *testing.T) {
 	require.ElementsMatch(t, []string{"default/a", "default/c"}, idx.ListKeys())
 }
 
+// A write that carries its Key is stored under it, and the store does not
+// key its object again: the informer keys each object of a batch once, to
+// read its old object, and hands the key on with the write
+// (processDeltasInBatch). Only a write without one is keyed by the store.
+func TestIndexer_TransactionDoesNotKeyAWriteAgain(t *testing.T) {
+	keyed := 0
+	keyFunc := func(obj any) (string, error) {
+		keyed++
+		return MetaNamespaceKeyFunc(obj)
+	}
+	idx := NewIndexer(keyFunc, nil)
+	err := idx.(TransactionStore).Transaction(
+		Transaction{Type: TransactionAdd, Object: pod("default", "a", "1"), Key: "default/a"},
+		Transaction{Type: TransactionAdd, Object: pod("default", "b", "2"), Key: "default/b"},
+		Transaction{Type: TransactionAdd, Object: pod("default", "c", "3")},
+	)
+	require.NoError(t, err)
+	t.Logf("indexer: a transaction of 3 writes, 2 with their key: the store keyed %d object", keyed)
+	require.Equal(t, 1, keyed, "only the write without a key was keyed")
+	require.ElementsMatch(t, []string{"default/a", "default/b", "default/c"}, idx.ListKeys())
+	require.Equal(t, "3", idx.LastStoreSyncResourceVersion())
+}
+
 // The store remembers the resourceVersion of its last write (client-go
 // 1.36, KEP-5647): an object's, a list's, or a bookmark's.
 func TestStore_LastStoreSyncResourceVersionFollowsWrites(t *testing.T) {

@@ -37,10 +37,16 @@ import (
 // object of each listed one, and the set of listed keys to find the
 // vanished ones by. A first list, into an empty cache, needs neither: it
 // holds nothing but the list, and makes the notifications as it sends them.
+// With nobody to notify (notify nil, untraced) it replaces the cache and
+// works out nothing.
 func processReplacedAll(clientState indexer.Store, info deltafifo.ReplacedAllInfo, isInInitialList bool, t *trace.Tracer, notify func(notification)) error {
 	var olds []api.Object // olds[i]: the cached object info.Objects[i] replaces, if any
 	var vanished []string
-	if cached := clientState.ListKeys(); len(cached) > 0 {
+	var cached []string
+	if notify != nil || t.On() {
+		cached = clientState.ListKeys()
+	}
+	if len(cached) > 0 {
 		olds = make([]api.Object, len(info.Objects))
 		listed := make(map[string]struct{}, len(info.Objects))
 		for i, obj := range info.Objects {
@@ -89,6 +95,9 @@ func processReplacedAll(clientState indexer.Store, info deltafifo.ReplacedAllInf
 		}
 		traceWrites(t, "replace", notes, func(int) deltafifo.DeltaType { return deltafifo.ReplacedAll }, state)
 	}
+	if notify == nil {
+		return nil // nobody listens (HandleDeltas)
+	}
 	for _, n := range deletes {
 		notify(n)
 	}
@@ -107,7 +116,7 @@ func processReplacedAll(clientState indexer.Store, info deltafifo.ReplacedAllInf
 func (s *sharedIndexInformer) HandleBatch(batch []deltafifo.Delta, isInInitialList bool) error {
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
-	return processDeltasInBatch(s.indexer, batch, isInInitialList, s.cacheTrace, s.processor.distributeAll)
+	return processDeltasInBatch(s.indexer, deltafifo.DeletionHandlingMetaNamespaceKeyFunc, batch, isInInitialList, s.cacheTrace, s.processor.distributeAll)
 }
 
 // processDeltasInBatch applies a batch as processDeltas would apply its
@@ -119,7 +128,12 @@ func (s *sharedIndexInformer) HandleBatch(batch []deltafifo.Delta, isInInitialLi
 // not notified; the others are, and the error says how many failed. A
 // store without transactions gets the deltas one by one, each notified
 // after its own write.
-func processDeltasInBatch(clientState indexer.Store, batch []deltafifo.Delta, isInInitialList bool, t *trace.Tracer, notify func([]notification)) error {
+//
+// keyFunc must be the store's own (as in client-go, which passes it too):
+// each object is keyed once, and the key serves both to read its old
+// object and as the write's Transaction.Key, so the store does not key it
+// again.
+func processDeltasInBatch(clientState indexer.Store, keyFunc indexer.KeyFunc, batch []deltafifo.Delta, isInInitialList bool, t *trace.Tracer, notify func([]notification)) error {
 	txStore, ok := clientState.(indexer.TransactionStore)
 	if !ok {
 		var errs []error
@@ -132,7 +146,7 @@ func processDeltasInBatch(clientState indexer.Store, batch []deltafifo.Delta, is
 	txns := make([]indexer.Transaction, 0, len(batch))
 	notes := make([]notification, 0, len(batch))
 	for _, d := range batch {
-		txn, n, err := batchWrite(clientState, d, isInInitialList)
+		txn, n, err := batchWrite(clientState, keyFunc, d, isInInitialList)
 		if err != nil {
 			return err
 		}
@@ -174,21 +188,25 @@ func processDeltasInBatch(clientState indexer.Store, batch []deltafifo.Delta, is
 
 // batchWrite is the store write and the notification of one delta of a
 // batch, as processDeltas would make them.
-func batchWrite(clientState indexer.Store, d deltafifo.Delta, isInInitialList bool) (indexer.Transaction, notification, error) {
+func batchWrite(clientState indexer.Store, keyFunc indexer.KeyFunc, d deltafifo.Delta, isInInitialList bool) (indexer.Transaction, notification, error) {
 	switch d.Type {
 	case deltafifo.Sync, deltafifo.Replaced, deltafifo.Added, deltafifo.Updated:
 		obj, ok := d.Object.(api.Object)
 		if !ok {
 			return indexer.Transaction{}, nil, fmt.Errorf("informer: %s delta holds a %T, not an api.Object", d.Type, d.Object)
 		}
-		old, exists, err := clientState.Get(obj)
+		key, err := keyFunc(obj)
+		if err != nil {
+			return indexer.Transaction{}, nil, fmt.Errorf("informer: keying %s delta: %w", d.Type, err)
+		}
+		old, exists, err := clientState.GetByKey(key)
 		if err != nil {
 			return indexer.Transaction{}, nil, fmt.Errorf("informer: looking up %s delta: %w", d.Type, err)
 		}
 		if exists {
-			return indexer.Transaction{Type: indexer.TransactionUpdate, Object: obj}, updateNotification{oldObj: old, newObj: obj}, nil
+			return indexer.Transaction{Type: indexer.TransactionUpdate, Object: obj, Key: key}, updateNotification{oldObj: old, newObj: obj}, nil
 		}
-		return indexer.Transaction{Type: indexer.TransactionAdd, Object: obj}, addNotification{newObj: obj, isInInitialList: isInInitialList}, nil
+		return indexer.Transaction{Type: indexer.TransactionAdd, Object: obj, Key: key}, addNotification{newObj: obj, isInInitialList: isInInitialList}, nil
 	case deltafifo.Deleted:
 		switch o := d.Object.(type) {
 		case deltafifo.DeletedFinalStateUnknown:

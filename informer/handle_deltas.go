@@ -72,20 +72,42 @@ func isResync(n notification) bool {
 // handed to the listeners together once the cache has them all
 // (distributeAll, listener_batch.go); traced, each goes out right after
 // its own cache write, so the trace reads write, notify, write, notify.
+// An informer nobody listens to (one kept for its cache and listers)
+// writes its cache and makes no notifications: a listener added later is
+// given the cache as it then is (AddEventHandler), and blockDeltas keeps
+// it from being added while an item is applied.
 func (s *sharedIndexInformer) HandleDeltas(deltas deltafifo.Deltas, isInInitialList bool) error {
 	s.blockDeltas.Lock()
 	defer s.blockDeltas.Unlock()
 	if s.cacheTrace.On() {
 		return processDeltas(s.indexer, deltas, isInInitialList, s.cacheTrace, s.processor.distribute)
 	}
-	var notes []notification
+	if !s.processor.hasListeners() {
+		return processDeltas(s.indexer, deltas, isInInitialList, nil, nil)
+	}
+	notes := make([]notification, 0, notificationsOf(deltas))
 	err := processDeltas(s.indexer, deltas, isInInitialList, nil, func(n notification) { notes = append(notes, n) })
 	s.processor.distributeAll(notes)
 	return err
 }
 
+// notificationsOf is about how many notifications deltas make: one a
+// delta, a relist's one an object (its deletions aside).
+func notificationsOf(deltas deltafifo.Deltas) int {
+	n := 0
+	for _, d := range deltas {
+		if info, ok := d.Object.(deltafifo.ReplacedAllInfo); ok {
+			n += len(info.Objects)
+			continue
+		}
+		n++
+	}
+	return n
+}
+
 // processDeltas applies one key's Deltas to the cache, oldest first, and
-// notifies what each did:
+// notifies what each did (a nil notify: nobody listens, no notification is
+// made):
 //
 //   - Added, Updated, Replaced, Sync: if the key is cached, Update it and
 //     notify an update (old = the cached object); otherwise Add it and
@@ -107,6 +129,10 @@ func (s *sharedIndexInformer) HandleDeltas(deltas deltafifo.Deltas, isInInitialL
 // The cache is updated before anyone is notified, so a handler that reads
 // the cache never sees an older state than the one it was told.
 func processDeltas(clientState indexer.Store, deltas deltafifo.Deltas, isInInitialList bool, t *trace.Tracer, notify func(notification)) error {
+	quiet := notify == nil
+	if quiet {
+		notify = func(notification) {}
+	}
 	for _, d := range deltas {
 		switch d.Type {
 		case deltafifo.Sync, deltafifo.Replaced, deltafifo.Added, deltafifo.Updated:
@@ -142,7 +168,11 @@ func processDeltas(clientState indexer.Store, deltas deltafifo.Deltas, isInIniti
 			if !ok {
 				return fmt.Errorf("informer: ReplacedAll delta holds a %T, not a deltafifo.ReplacedAllInfo", d.Object)
 			}
-			if err := processReplacedAll(clientState, info, isInInitialList, t, notify); err != nil {
+			relisted := notify
+			if quiet {
+				relisted = nil // a relist's notifications are not even made
+			}
+			if err := processReplacedAll(clientState, info, isInInitialList, t, relisted); err != nil {
 				return err
 			}
 		case deltafifo.SyncAll:

@@ -57,7 +57,7 @@ func TestInformer_InspectShowsCacheAndIndices(t *testing.T) {
 	require.NoError(t, processDeltas(idx, deltafifo.Deltas{{Type: deltafifo.Bookmark, Object: deltafifo.BookmarkInfo{ResourceVersion: "12"}}}, false, tr, nothing))
 	require.Equal(t, "12", labtest.Last[CacheState](lab, "store bookmark").SyncRV)
 
-	require.NoError(t, processDeltasInBatch(idx, []deltafifo.Delta{
+	require.NoError(t, processDeltasInBatch(idx, deltafifo.DeletionHandlingMetaNamespaceKeyFunc, []deltafifo.Delta{
 		{Type: deltafifo.Added, Object: cmAt("default/d", "13")}, {Type: deltafifo.Updated, Object: cmAt("default/c", "14")},
 	}, false, tr, func([]notification) {}))
 	require.Equal(t, []CachedObject{{Key: "default/c", RV: "14"}, {Key: "default/d", RV: "13"}},

@@ -149,7 +149,7 @@ func TestRealFIFO_PopBatchAppliesOneTransaction(t *testing.T) {
 			if batches {
 				err = q.PopBatch(func(batch []deltafifo.Delta, initial bool) error {
 					t.Logf("informer: PopBatch: %d deltas, %s..%s", len(batch), describe(batch[0].Object), describe(batch[len(batch)-1].Object))
-					return processDeltasInBatch(store, batch, initial, nil, func(ns []notification) {
+					return processDeltasInBatch(store, deltafifo.DeletionHandlingMetaNamespaceKeyFunc, batch, initial, nil, func(ns []notification) {
 						for _, n := range ns {
 							notify(n)
 						}

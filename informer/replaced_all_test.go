@@ -62,3 +62,63 @@ func TestProcessReplacedAll_AnUnkeyableObjectChangesNothing(t *testing.T) {
 		require.Len(t, store.ListKeys(), len(cached), "the cache as it was")
 	}
 }
+
+// lookupCounter is a Store that counts what a relist reads from it besides
+// the writes: ListKeys, and GetByKey of single keys.
+type lookupCounter struct {
+	indexer.Store
+	listKeys, gets int
+}
+
+func (c *lookupCounter) ListKeys() []string { c.listKeys++; return c.Store.ListKeys() }
+func (c *lookupCounter) GetByKey(key string) (api.Object, bool, error) {
+	c.gets++
+	return c.Store.GetByKey(key)
+}
+
+// An informer nobody listens to (kept for its cache and listers) makes no
+// notifications (HandleDeltas gives processReplacedAll a nil notify), so a
+// relist into a full cache works out nothing: no cached keys listed, no old
+// object read. It only replaces the cache. With a listener the same relist
+// reads both, to tell updates and deletions apart.
+func TestProcessReplacedAll_NobodyListensNothingIsWorkedOut(t *testing.T) {
+	for _, listening := range []bool{false, true} {
+		store := &lookupCounter{Store: indexer.NewStore(deltafifo.DeletionHandlingMetaNamespaceKeyFunc)}
+		require.NoError(t, store.Add(cmAt("default/a", "1")))
+		require.NoError(t, store.Add(cmAt("default/b", "2")))
+		var notify func(notification)
+		told := 0
+		if listening {
+			notify = func(notification) { told++ }
+		}
+		info := deltafifo.ReplacedAllInfo{ResourceVersion: "9", Objects: []api.Object{cmAt("default/c", "8"), cmAt("default/a", "7")}}
+		require.NoError(t, processReplacedAll(store, info, false, nil, notify))
+		t.Logf("informer: relist [c a] into the cache [a b], listening=%v: %d ListKeys, %d GetByKey, %d notifications",
+			listening, store.listKeys, store.gets, told)
+		require.ElementsMatch(t, []string{"default/a", "default/c"}, store.Store.ListKeys(), "the cache is the list either way")
+		require.Equal(t, "9", store.LastStoreSyncResourceVersion())
+		if listening {
+			require.Equal(t, 3, told, "delete b, add c, update a")
+			require.Positive(t, store.listKeys)
+			require.Positive(t, store.gets)
+			continue
+		}
+		require.Zero(t, store.listKeys, "nobody to tell of deletions: the cached keys are not listed")
+		require.Zero(t, store.gets, "nobody to tell of updates: no old object is read")
+	}
+}
+
+// HandleDeltas of an informer without handlers writes its cache as one
+// with handlers does; nothing else differs that a reader could see. (The
+// informer is untraced: a traced one notifies as it writes, listeners or
+// not, and never takes this path.)
+func TestHandleDeltas_NobodyListensTheCacheIsStillWritten(t *testing.T) {
+	untraced := SharedIndexInformerOptions{Logger: testLogger(t, "")}
+	inf := NewSharedIndexInformerWithOptions(newFakeLW(), &api.ConfigMap{}, untraced).(*sharedIndexInformer)
+	relist := deltafifo.Deltas{{Type: deltafifo.ReplacedAll, Object: deltafifo.ReplacedAllInfo{
+		ResourceVersion: "5", Objects: []api.Object{cmAt("default/a", "4"), cmAt("default/b", "5")}}}}
+	require.NoError(t, inf.HandleDeltas(relist, true))
+	require.NoError(t, inf.HandleDeltas(deltafifo.Deltas{{Type: deltafifo.Updated, Object: cmAt("default/a", "6")}}, false))
+	t.Logf("informer: no handlers; after a relist and an update the cache holds %v", cachedKeys(inf.GetStore()))
+	require.Equal(t, []string{"default/a@6", "default/b@5"}, cachedKeys(inf.GetStore()))
+}

@@ -85,6 +85,14 @@ func (p *sharedProcessor) distribute(n notification) {
 	}
 }
 
+// hasListeners reports whether any listener is registered: with none, the
+// informer keeps its cache and makes no notifications (HandleDeltas).
+func (p *sharedProcessor) hasListeners() bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return len(p.listeners) > 0
+}
+
 // start starts every listener registered so far; later ones start as they
 // are added.
 func (p *sharedProcessor) start() {
