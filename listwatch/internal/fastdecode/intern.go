@@ -60,6 +60,17 @@ import (
 // internMaxLen bytes are not interned at all (a long message or annotation
 // is hashed for nothing if it is unique).
 //
+// Some places in an object hold a string no other object has: its name,
+// uid, resourceVersion. Looking those up finds nothing, every time, and
+// costs a hash and a read of the table's memory, which another core may
+// have just written (in the pipeline benchmarks, a quarter of interning's
+// time). So a Decoder counts, place by place, the objects in a row whose
+// string there was found nowhere; past uniqueAfter of them the place's
+// strings are allocated without a look, as they would be without
+// interning, except in every recheckEvery-th object, which looks all its
+// strings up: one found (a place that held a name now holds a node name
+// that repeats) makes the place looked up again.
+//
 // Why not unique.Make: its canonical copy is held only as long as some
 // unique.Handle is, and a string field cannot hold a Handle, so it would
 // share a string within one garbage collection cycle, not across a cache.
@@ -72,6 +83,8 @@ const (
 	seenStringsForgetAt  = seenStringBits / 8
 	sharedStringVictimAt = 8  // the hash's bits from here pick the slot a string takes in a full bucket
 	sharedStringTagAt    = 20 // the hash's bits from here are a string's tag (none of the above)
+	uniqueAfter          = 8  // objects in a row whose string at a place was found nowhere: the place is not looked up
+	recheckEvery         = 16 // ... except in every 16th object
 )
 
 // internSeed hashes every interned string.
@@ -210,16 +223,19 @@ func (t *stringTable) internMap(m map[string]string) map[string]string {
 // hashes of those it allocated, one bit each, and the strings it handed
 // out for the object before this one, in the order it handed them out.
 type seenStrings struct {
-	bits []uint64 // seenStringBits of them, made on first use
-	set  int      // bits set since the last forgetting
-	last []string // the previous object's strings, by position
-	next []string // this object's, so far
+	bits    []uint64 // seenStringBits of them, made on first use
+	set     int      // bits set since the last forgetting
+	last    []string // the previous object's strings, by position
+	next    []string // this object's, so far
+	misses  []uint8  // misses[k]: objects in a row whose string at position k was found nowhere (at most uniqueAfter)
+	objects int      // objects begun
 }
 
 // startObject begins a new object: the strings handed out for the one
 // before become the ones the new object's are compared with.
 func (l *seenStrings) startObject() {
 	l.last, l.next = l.next, l.last[:0]
+	l.objects++
 }
 
 // intern returns a string equal to b: the string the previous object had
@@ -236,23 +252,43 @@ func (l *seenStrings) intern(t *stringTable, b []byte) string {
 		l.next = append(l.next, l.last[k])
 		return l.last[k]
 	}
-	s := l.lookUp(t, b)
+	s := l.lookUpAt(t, k, b)
 	l.next = append(l.next, s)
 	return s
 }
 
-// lookUp returns t's copy of b, or a new one, which becomes t's copy if b
-// was (most likely) met before.
-func (l *seenStrings) lookUp(t *stringTable, b []byte) string {
-	h := maphash.Bytes(internSeed, b)
-	if s, ok := t.find(h, b); ok {
-		return s
+// lookUpAt is lookUp for the string at position k, unless the strings at
+// k were found nowhere in uniqueAfter objects in a row: then it is a new
+// copy, not looked up, but in every recheckEvery-th object.
+func (l *seenStrings) lookUpAt(t *stringTable, k int, b []byte) string {
+	if k >= len(l.misses) {
+		l.misses = append(l.misses, make([]uint8, k+1-len(l.misses))...)
 	}
-	s := string(b)
-	if l.seen(h) {
-		return t.keep(h, s)
+	if l.misses[k] >= uniqueAfter && l.objects%recheckEvery != 0 {
+		return string(b) // a place whose strings repeat nowhere: a name, a uid, a resourceVersion
+	}
+	s, shared := l.lookUp(t, b)
+	switch {
+	case shared:
+		l.misses[k] = 0
+	case l.misses[k] < uniqueAfter:
+		l.misses[k]++
 	}
 	return s
+}
+
+// lookUp returns t's copy of b, or a new one, which becomes t's copy if b
+// was (most likely) met before; shared says whether the copy is t's.
+func (l *seenStrings) lookUp(t *stringTable, b []byte) (s string, shared bool) {
+	h := maphash.Bytes(internSeed, b)
+	if s, ok := t.find(h, b); ok {
+		return s, true
+	}
+	s = string(b)
+	if l.seen(h) {
+		return t.keep(h, s), true
+	}
+	return s, false
 }
 
 // seen reports whether h's bit was set, and sets it.

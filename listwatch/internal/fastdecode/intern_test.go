@@ -281,3 +281,41 @@ func BenchmarkInternPodStrings(b *testing.B) {
 	b.ReportMetric(float64(n)/float64(len(pods)), "strings/pod")
 	b.ReportMetric(0, "ns/op")
 }
+
+// A place whose strings repeat nowhere (a name, a uid, a resourceVersion)
+// stops being looked up: after uniqueAfter objects in a row found its
+// string nowhere, its strings are new copies, with no hash and no table
+// read, except in every recheckEvery-th object. A string found there then
+// (the place now holds a node name the table has) makes the place looked
+// up again. Looked up strings show in the Decoder's memory (l.set: one bit
+// for each string looked up and found nowhere).
+func TestStrings_APlaceWhoseStringsRepeatNowhereIsNotLookedUp(t *testing.T) {
+	table := new(stringTable)
+	var l seenStrings
+	object := func(name string) string {
+		l.startObject()
+		l.intern(table, []byte("Pod"))
+		return l.intern(table, []byte(name))
+	}
+	const objects = 4 * recheckEvery
+	for i := 1; i <= objects; i++ {
+		require.Equal(t, fmt.Sprint("web-", i), object(fmt.Sprint("web-", i)))
+	}
+	lookedUp := 1 + uniqueAfter + objects/recheckEvery // "Pod" the first time, then the names
+	t.Logf("%d objects, each with a new name at place 1: %d strings looked up and found nowhere (\"Pod\" once, the first %d names, then every %dth object's)",
+		objects, l.set, uniqueAfter, recheckEvery)
+	require.Equal(t, lookedUp, l.set)
+
+	// Node names the table holds, two in turn (one after itself would be
+	// found by place).
+	nodes := []string{table.intern("node-7"), table.intern("node-8")}
+	i := objects + 1
+	for ; i%recheckEvery != 0; i++ {
+		require.False(t, same(nodes[i%2], object(nodes[i%2])), "object %d: place 1 not looked up, a new copy", i)
+	}
+	require.True(t, same(nodes[i%2], object(nodes[i%2])), "the recheck object looks place 1 up and finds the table's copy")
+	i++
+	require.True(t, same(nodes[i%2], object(nodes[i%2])), "and the next object looks it up again")
+	t.Logf("place 1 then holds node names the table has: new copies in objects %d-%d; object %d, a recheck, finds the table's, and so does object %d",
+		objects+1, i-2, i-1, i)
+}
