@@ -219,9 +219,11 @@ func (m *threadSafeMap) Replace(items map[string]api.Object, rv string) error {
 	m.lock.Lock()
 	defer m.lock.Unlock()
 	fresh := newStoreIndex(m.index.indexers)
-	for key, obj := range items {
-		if err := fresh.updateIndices(nil, obj, key); err != nil {
-			return fmt.Errorf("indexer: replace: cannot store %q: %w", key, err)
+	if len(fresh.names) > 0 { // without indices there is nothing to fill: the list is not walked
+		for key, obj := range items {
+			if err := fresh.updateIndices(nil, obj, key); err != nil {
+				return fmt.Errorf("indexer: replace: cannot store %q: %w", key, err)
+			}
 		}
 	}
 	m.items = items

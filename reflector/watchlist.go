@@ -121,6 +121,12 @@ func (r *Reflector) initialEvents(ctx context.Context, w listwatch.Watch) (event
 			if ev.Type == api.Deleted && deleted == nil {
 				deleted = make([]bool, len(objs), cap(objs))
 			}
+			if len(objs) == cap(objs) {
+				// Double it: append grows a long slice by a quarter, which
+				// for 50,000 objects makes and drops 4 MB of slices
+				// instead of 1.6.
+				objs = slices.Grow(objs, len(objs))
+			}
 			objs = append(objs, ev.Object)
 			if deleted != nil {
 				deleted = append(deleted, ev.Type == api.Deleted)

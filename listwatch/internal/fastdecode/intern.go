@@ -63,7 +63,7 @@ import (
 // Some places in an object hold a string no other object has: its name,
 // uid, resourceVersion. Looking those up finds nothing, every time, and
 // costs a hash and a read of the table's memory, which another core may
-// have just written (in the pipeline benchmarks, a quarter of interning's
+// have just written (in the pipeline benchmarks, a fifth of interning's
 // time). So a Decoder counts, place by place, the objects in a row whose
 // string there was found nowhere; past uniqueAfter of them the place's
 // strings are allocated without a look, as they would be without
