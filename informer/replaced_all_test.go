@@ -108,17 +108,41 @@ func TestProcessReplacedAll_NobodyListensNothingIsWorkedOut(t *testing.T) {
 	}
 }
 
+// lookupCountingIndexer is lookupCounter for an informer's own cache.
+type lookupCountingIndexer struct {
+	indexer.Indexer
+	listKeys int
+}
+
+func (c *lookupCountingIndexer) ListKeys() []string { c.listKeys++; return c.Indexer.ListKeys() }
+
 // HandleDeltas of an informer without handlers writes its cache as one
-// with handlers does; nothing else differs that a reader could see. (The
-// informer is untraced: a traced one notifies as it writes, listeners or
-// not, and never takes this path.)
-func TestHandleDeltas_NobodyListensTheCacheIsStillWritten(t *testing.T) {
+// with handlers does, and works out nothing for the notifications it does
+// not make: a relist into its full cache lists no cached keys. Once a
+// handler is registered, the same relist does. (The informer is untraced:
+// a traced one notifies as it writes, listeners or not, and never takes
+// this path.)
+func TestHandleDeltas_NobodyListensTheCacheIsWrittenAndNothingWorkedOut(t *testing.T) {
 	untraced := SharedIndexInformerOptions{Logger: testLogger(t, "")}
 	inf := NewSharedIndexInformerWithOptions(newFakeLW(), &api.ConfigMap{}, untraced).(*sharedIndexInformer)
-	relist := deltafifo.Deltas{{Type: deltafifo.ReplacedAll, Object: deltafifo.ReplacedAllInfo{
-		ResourceVersion: "5", Objects: []api.Object{cmAt("default/a", "4"), cmAt("default/b", "5")}}}}
-	require.NoError(t, inf.HandleDeltas(relist, true))
-	require.NoError(t, inf.HandleDeltas(deltafifo.Deltas{{Type: deltafifo.Updated, Object: cmAt("default/a", "6")}}, false))
-	t.Logf("informer: no handlers; after a relist and an update the cache holds %v", cachedKeys(inf.GetStore()))
+	cache := &lookupCountingIndexer{Indexer: inf.indexer}
+	inf.indexer = cache
+	relist := func(rv string, objs ...api.Object) deltafifo.Deltas {
+		return deltafifo.Deltas{{Type: deltafifo.ReplacedAll, Object: deltafifo.ReplacedAllInfo{ResourceVersion: rv, Objects: objs}}}
+	}
+	require.NoError(t, inf.HandleDeltas(relist("5", cmAt("default/a", "4"), cmAt("default/b", "5")), true))
+	require.NoError(t, inf.HandleDeltas(relist("7", cmAt("default/a", "6"), cmAt("default/b", "5")), false))
+	t.Logf("informer: no handlers; after two relists the cache holds %v; the cached keys were listed %d times",
+		cachedKeys(inf.GetStore()), cache.listKeys)
 	require.Equal(t, []string{"default/a@6", "default/b@5"}, cachedKeys(inf.GetStore()))
+	require.Zero(t, cache.listKeys, "nobody to tell of deletions: the relist did not list the cached keys")
+
+	_, err := inf.AddEventHandler(ResourceEventHandlerFuncs{})
+	require.NoError(t, err)
+	inf.processor.start() // the listener takes what it is given (Run would start it)
+	t.Cleanup(inf.processor.stop)
+	require.NoError(t, inf.HandleDeltas(relist("9", cmAt("default/a", "8")), false))
+	t.Logf("informer: with a handler, a relist without b: the cached keys listed %d time(s), to find b gone", cache.listKeys)
+	require.Equal(t, 1, cache.listKeys)
+	require.Equal(t, []string{"default/a@8"}, cachedKeys(inf.GetStore()))
 }
