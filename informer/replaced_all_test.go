@@ -63,17 +63,17 @@ func TestProcessReplacedAll_AnUnkeyableObjectChangesNothing(t *testing.T) {
 	}
 }
 
-// lookupCounter is a Store that counts what a relist reads from it besides
+// lookupCounter is a cache that counts what a relist reads from it besides
 // the writes: ListKeys, and GetByKey of single keys.
 type lookupCounter struct {
-	indexer.Store
+	indexer.Indexer
 	listKeys, gets int
 }
 
-func (c *lookupCounter) ListKeys() []string { c.listKeys++; return c.Store.ListKeys() }
+func (c *lookupCounter) ListKeys() []string { c.listKeys++; return c.Indexer.ListKeys() }
 func (c *lookupCounter) GetByKey(key string) (api.Object, bool, error) {
 	c.gets++
-	return c.Store.GetByKey(key)
+	return c.Indexer.GetByKey(key)
 }
 
 // An informer nobody listens to (kept for its cache and listers) makes no
@@ -83,7 +83,7 @@ func (c *lookupCounter) GetByKey(key string) (api.Object, bool, error) {
 // reads both, to tell updates and deletions apart.
 func TestProcessReplacedAll_NobodyListensNothingIsWorkedOut(t *testing.T) {
 	for _, listening := range []bool{false, true} {
-		store := &lookupCounter{Store: indexer.NewStore(deltafifo.DeletionHandlingMetaNamespaceKeyFunc)}
+		store := &lookupCounter{Indexer: indexer.NewIndexer(deltafifo.DeletionHandlingMetaNamespaceKeyFunc, nil)}
 		require.NoError(t, store.Add(cmAt("default/a", "1")))
 		require.NoError(t, store.Add(cmAt("default/b", "2")))
 		var notify func(notification)
@@ -95,7 +95,7 @@ func TestProcessReplacedAll_NobodyListensNothingIsWorkedOut(t *testing.T) {
 		require.NoError(t, processReplacedAll(store, info, false, nil, notify))
 		t.Logf("informer: relist [c a] into the cache [a b], listening=%v: %d ListKeys, %d GetByKey, %d notifications",
 			listening, store.listKeys, store.gets, told)
-		require.ElementsMatch(t, []string{"default/a", "default/c"}, store.Store.ListKeys(), "the cache is the list either way")
+		require.ElementsMatch(t, []string{"default/a", "default/c"}, store.Indexer.ListKeys(), "the cache is the list either way")
 		require.Equal(t, "9", store.LastStoreSyncResourceVersion())
 		if listening {
 			require.Equal(t, 3, told, "delete b, add c, update a")
@@ -108,14 +108,6 @@ func TestProcessReplacedAll_NobodyListensNothingIsWorkedOut(t *testing.T) {
 	}
 }
 
-// lookupCountingIndexer is lookupCounter for an informer's own cache.
-type lookupCountingIndexer struct {
-	indexer.Indexer
-	listKeys int
-}
-
-func (c *lookupCountingIndexer) ListKeys() []string { c.listKeys++; return c.Indexer.ListKeys() }
-
 // HandleDeltas of an informer without handlers writes its cache as one
 // with handlers does, and works out nothing for the notifications it does
 // not make: a relist into its full cache lists no cached keys. Once a
@@ -125,7 +117,7 @@ func (c *lookupCountingIndexer) ListKeys() []string { c.listKeys++; return c.Ind
 func TestHandleDeltas_NobodyListensTheCacheIsWrittenAndNothingWorkedOut(t *testing.T) {
 	untraced := SharedIndexInformerOptions{Logger: testLogger(t, "")}
 	inf := NewSharedIndexInformerWithOptions(newFakeLW(), &api.ConfigMap{}, untraced).(*sharedIndexInformer)
-	cache := &lookupCountingIndexer{Indexer: inf.indexer}
+	cache := &lookupCounter{Indexer: inf.indexer}
 	inf.indexer = cache
 	relist := func(rv string, objs ...api.Object) deltafifo.Deltas {
 		return deltafifo.Deltas{{Type: deltafifo.ReplacedAll, Object: deltafifo.ReplacedAllInfo{ResourceVersion: rv, Objects: objs}}}
