@@ -47,12 +47,14 @@ func (c *ReplicaSetController) updateStatus(ctx context.Context, key string, rs 
 		next.Status = status
 		written, err := c.rsClient.UpdateStatus(ctx, rs.Namespace, next)
 		if err == nil {
-			c.statusWrites.Add(1)
 			c.consistency.wroteAt(key, rs.UID, listwatch.ReplicaSets.GroupResource(), written.ResourceVersion)
 			if c.tracer.On() {
 				c.tracer.Event("status written", trace.Key(key), trace.RV(written.ResourceVersion),
 					slog.Int("replicas", int(status.Replicas)), slog.Int("ready", int(status.ReadyReplicas)))
 			}
+			// Counted last, so whoever sees the count (Stats) also finds
+			// the write's event in the trace.
+			c.statusWrites.Add(1)
 			return nil
 		}
 		if i >= statusUpdateRetries {
